@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import { OperationError, type FailureKind } from '../services/errors.js';
+
+/** Session error codes of spec 7.2 that this API answers with. */
+export type SessionCode = 1001 | 1002 | 1003 | 1004 | 1005 | 1007 | 1008 | 1011 | 1012;
+
+const SESSION_MESSAGES: Record<SessionCode, string> = {
+  1001: 'Invalid credentials: request a new token with GET /v1/login and log in again',
+  1002: 'Not logged in: send the session id in the Authorization header',
+  1003: 'Wrong session id: the session was ended or replaced by another login; log in again',
+  1004: 'Session timed out after 60 seconds without a call; log in again',
+  1005: 'The client address does not match the address the session was created from; log in again',
+  1007: 'Invalid JSON data in the login request body',
+  1008: 'Bad data: the login body needs the strings "username" and "password" (hex SHA-256 of password + token)',
+  1011: 'Too much data in the login request body',
+  1012: 'No data in the login request body',
+};
+
+/** A not-logged-in answer (spec 2.6): 401, or 400 for a malformed login body. */
+export class SessionError extends Error {
+  constructor(
+    readonly code: SessionCode,
+    readonly status: 400 | 401 = 401,
+    message: string = SESSION_MESSAGES[code],
+  ) {
+    super(message);
+    this.name = 'SessionError';
+  }
+}
+
+export const STATUS_OF: Record<FailureKind, 400 | 404 | 409> = { invalid: 400, 'not-found': 404, conflict: 409 };
+
+/** OperationFailed (spec 2.1). */
+export const operationFailed = (c: Context, status: 400 | 404 | 409 | 500, cause: string) =>
+  c.json({ success: false as const, cause }, status);
+
+/** OperationSucceeded (spec 2.2). */
+export const operationSucceeded = (c: Context) => c.json({ success: true as const }, 200);
+
+/** 204: no body, no content type. */
+export const noContent = (c: Context) => c.body(null, 204);
+
+/**
+ * The one place an error becomes a response: refused operations get their status and OperationFailed body, session
+ * problems the not-logged-in body, and anything unexpected a logged 500 whose body reveals nothing internal.
+ */
+export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unknown) => void): Response {
+  if (err instanceof OperationError) return operationFailed(c, STATUS_OF[err.kind], err.message);
+  if (err instanceof SessionError) {
+    return c.json({ logged_in: false as const, message: err.message, code: err.code }, err.status);
+  }
+  logUnexpected(err);
+  return operationFailed(c, 500, 'Internal error: the controller could not complete the request; it has logged the details');
+}

@@ -1,0 +1,90 @@
+import { mkdir } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../db/client.js';
+import { createAccounts, generatePassword, ROLES, type Role } from '../services/accounts.js';
+import { ConfigError, loadConfig } from '../services/config.js';
+
+const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DATABASE_URL as for npm start).
+
+  npm run accounts -- list
+  npm run accounts -- set <username> --role <${ROLES.join('|')}> [--password <password> | --password -]
+  npm run accounts -- remove <username>
+
+set adds the account or resets its role and password. Without --password a random password is generated and
+printed once; "--password -" reads it from standard input (keeps it out of the process list and shell history).`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** Runs the command; returns the exit code. */
+async function run(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { role: { type: 'string' }, password: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, username] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const config = loadConfig(process.env);
+  if (config.defaultDatabaseFile) await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = await openDatabase(config.databaseUrl);
+  const accounts = createAccounts(database);
+  try {
+    switch (command) {
+      case 'list': {
+        const rows = await accounts.list();
+        if (rows.length === 0) process.stdout.write('No accounts.\n');
+        for (const a of rows) process.stdout.write(`${a.username}\t${a.role}\t${a.createdAt.toISOString()}\n`);
+        return 0;
+      }
+      case 'set': {
+        if (!username) throw new UsageError('set needs a user name');
+        const role = values.role as Role | undefined;
+        if (!role || !ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+        const given = values.password === '-' ? await readStdin() : values.password;
+        if (given !== undefined && (given.length < 8 || given.length > 255)) {
+          throw new UsageError('the password must be 8 to 255 characters');
+        }
+        const password = given ?? generatePassword();
+        const outcome = await accounts.set(username, role, password);
+        process.stdout.write(`${outcome === 'added' ? 'Added' : 'Updated'} account "${username}" (role ${role}).\n`);
+        if (given === undefined) process.stdout.write(`Password (shown only now): ${password}\n`);
+        return 0;
+      }
+      case 'remove': {
+        if (!username) throw new UsageError('remove needs a user name');
+        if (!(await accounts.remove(username))) {
+          process.stderr.write(`No account "${username}".\n`);
+          return 1;
+        }
+        process.stdout.write(`Removed account "${username}".\n`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+class UsageError extends Error {}
+
+process.umask(0o077);
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`accounts failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createClient, type Client } from '@libsql/client';
+import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import * as schema from './schema.js';
+
+export type Db = LibSQLDatabase<typeof schema>;
+/** What a write callback receives: the transaction, with the same query API as the database. */
+export type WriteTx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Busy timeout for local files (ms). Writes are serialised in-process, so it only matters for outside writers. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The database: drizzle on libsql, with every write transaction serialised behind one in-process queue.
+ * Overlapping interactive write transactions on libsql block the event loop for the busy timeout and then break
+ * the connection (libsql-client-ts 352), so `write` is the only way to change data.
+ */
+export interface Database {
+  /** Reads run directly (WAL readers never wait for the writer). */
+  readonly db: Db;
+  /** Runs `work` inside one write transaction, after every earlier write finished; rolls back when it throws. */
+  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Opens the database at `url` (`file:` path, or a `libsql://` / `http(s)://` server), applies migrations. */
+export async function openDatabase(url: string): Promise<Database> {
+  const client: Client = createClient({ url, timeout: BUSY_TIMEOUT_MS });
+  const isFile = url.startsWith('file:');
+  if (isFile) {
+    // Persistent in the file; FULL synchronous commits (libsql's default) make every completed write durable.
+    await client.execute('PRAGMA journal_mode=WAL');
+  }
+  const db = drizzle(client, { schema });
+  await migrate(db, { migrationsFolder: migrationsFolder() });
+
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  return {
+    db,
+    write(work) {
+      if (closed) return Promise.reject(new Error('database is closed'));
+      const run = queue.then(() => db.transaction((tx) => work(tx)));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async close() {
+      closed = true;
+      await queue;
+      client.close();
+    },
+  };
+}
+
+/** The migrations folder, whether this module runs from source (db/) or compiled (dist/db/). */
+function migrationsFolder(): string {
+  for (const candidate of ['./migrations', '../../db/migrations']) {
+    const path = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(`${path}/meta/_journal.json`)) return path;
+  }
+  throw new Error('db/migrations not found next to the database module');
+}

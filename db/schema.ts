@@ -1,0 +1,69 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Login roles, lowest to highest (spec 5 item 9). */
+export const ROLES = ['user', 'operator', 'installer', 'manufacturer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const TAG_TYPES = ['RFID', 'EVCCID', 'NFC'] as const;
+export const TAG_PRIORITIES = ['NORMAL', 'HIGH'] as const;
+
+/**
+ * Login accounts (web interface, app, NFC). The login protocol (spec 5 item 3: SHA-256 of password + one-time
+ * token) obliges the controller to know the plain password, so it is stored as given; the data directory and the
+ * database file are readable by the controller's own user only. It is never returned by the API nor logged.
+ */
+export const accounts = sqliteTable('accounts', {
+  username: text('username').primaryKey(),
+  password: text('password').notNull(),
+  role: text('role', { enum: ROLES }).notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** Charging users (spec 2.11), referenced by whitelist entries and transactions. */
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** The local whitelist (spec 2.12). Deleting a user keeps its entries and clears their `userid`. */
+export const whitelist = sqliteTable('whitelist', {
+  id: text('id').primaryKey(),
+  tagType: text('tag_type', { enum: TAG_TYPES }),
+  number: integer('number'),
+  name: text('name'),
+  userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
+  priority: text('priority', { enum: TAG_PRIORITIES }),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** The generic key/value store (spec 2.12a, 4.6). */
+export const keyValues = sqliteTable('key_values', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+/**
+ * Charging transactions. `endedAt` is null while the transaction is active; the active row is checkpointed
+ * (`meterLastWh`, `maxPowerW`, `checkpointedAt`) so that a power loss loses no completed data. Times are UTC
+ * milliseconds. The partial index serves the range queries and the summary over completed transactions.
+ * `userId` has no foreign key: the history outlives the user.
+ */
+export const transactions = sqliteTable(
+  'transactions',
+  {
+    id: text('id').primaryKey(),
+    backendTransactionId: text('backend_transaction_id'),
+    tagId: text('tag_id'),
+    userId: text('user_id'),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+    meterStartWh: integer('meter_start_wh').notNull(),
+    meterLastWh: integer('meter_last_wh').notNull(),
+    maxPowerW: integer('max_power_w').notNull(),
+    stopReason: text('stop_reason'),
+    checkpointedAt: integer('checkpointed_at').notNull(),
+  },
+  (t) => [index('transactions_completed_by_start').on(t.startedAt).where(sql`ended_at IS NOT NULL`)],
+);

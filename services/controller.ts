@@ -1,0 +1,108 @@
+import { chmod, mkdir } from 'node:fs/promises';
+import type { Hono } from 'hono';
+import { createActor } from 'xstate';
+import { createApp, type AppEnv } from '../api/app.js';
+import { listen } from '../api/server.js';
+import { openDatabase, type Database } from '../db/client.js';
+import { controllerMachine, type SessionActor } from '../machines/controller.js';
+import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
+import { idleChargePoint } from './charge-point.js';
+import type { Config } from './config.js';
+import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
+import type { Logger } from './logger.js';
+import { createSessions, type Sessions } from './sessions.js';
+import { createTransactions, type Transactions } from './transactions.js';
+import { createUsers, type Users } from './users.js';
+import { createWhitelist, type Whitelist } from './whitelist.js';
+
+/** A timer source for the actors (xstate's SimulatedClock in tests). */
+export interface Clock {
+  setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+export interface ControllerOptions {
+  config: Config;
+  logger: Logger;
+  /** Drives every actor timer; the real timers by default. */
+  clock?: Clock;
+  /** Wall-clock time for stored timestamps. */
+  now?: () => number;
+  /** Shows the generated initial operator password once (the console by default, never the log). */
+  showInitialPassword?: (username: string, password: string) => void;
+}
+
+export interface Controller {
+  url: string;
+  port: number;
+  app: Hono<AppEnv>;
+  database: Database;
+  accounts: Accounts;
+  sessions: Sessions;
+  users: Users;
+  whitelist: Whitelist;
+  keyValues: KeyValueStore;
+  transactions: Transactions;
+  /** Graceful stop: stop accepting, let in-flight requests finish, stop the actors, close the database. */
+  close(): Promise<void>;
+}
+
+function printInitialPassword(username: string, password: string): void {
+  process.stderr.write(
+    `\n  First start: created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
+      '  It is shown only this once. Change it with `npm run accounts -- set operator --role operator`.\n\n',
+  );
+}
+
+/** Starts the controller in a fixed order, announcing "listening" only once everything is up. */
+export async function startController(options: ControllerOptions): Promise<Controller> {
+  const { config, logger } = options;
+  const now = options.now ?? Date.now;
+
+  // The database holds login passwords in plain text (the login protocol needs them): owner-only access.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = await openDatabase(config.databaseUrl);
+  if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
+  logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
+
+  const accounts = createAccounts(database, now);
+  const initial = await accounts.ensureInitialOperator(config.operatorPassword);
+  if (initial) {
+    logger.info({ username: INITIAL_OPERATOR, source: initial.generated ? 'generated' : 'OPERATOR_PASSWORD' }, 'created initial operator account');
+    if (initial.generated) (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, initial.password);
+  }
+
+  const root = createActor(controllerMachine, options.clock ? { clock: options.clock } : {});
+  root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
+  root.start();
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts);
+
+  const services = {
+    users: createUsers(database, now),
+    whitelist: createWhitelist(database, now),
+    keyValues: createKeyValueStore(database),
+    transactions: createTransactions(database, now),
+  };
+  const app = createApp({ ...services, sessions, chargePoint: idleChargePoint, logger });
+  const server = await listen(app, config.port, config.host);
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
+  logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: server.port,
+    app,
+    database,
+    accounts,
+    sessions,
+    ...services,
+    close: () =>
+      (closing ??= (async () => {
+        await server.close();
+        root.stop();
+        await database.close();
+        logger.info('stopped');
+      })()),
+  };
+}

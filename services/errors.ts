@@ -1,0 +1,33 @@
+/** Why an operation was refused; the API maps each kind to its status (400, 404, 409). */
+export type FailureKind = 'invalid' | 'not-found' | 'conflict';
+
+/**
+ * The one error domain services throw for a refused operation. `message` is the OperationFailed `cause`: a sentence
+ * a person can act on. Thrown inside a write transaction, it rolls the whole transaction back.
+ */
+export class OperationError extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OperationError';
+  }
+}
+
+export const invalid = (message: string) => new OperationError('invalid', message);
+export const notFound = (message: string) => new OperationError('not-found', message);
+export const conflict = (message: string) => new OperationError('conflict', message);
+
+/** Length in characters (Unicode code points), the unit of every length limit in the spec. */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** Lists ids for a cause text, cut after a few so a cause stays readable. */
+export function listIds(ids: readonly string[], max = 5): string {
+  const shown = ids.slice(0, max).map((id) => JSON.stringify(id)).join(', ');
+  return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
+}

@@ -1,0 +1,134 @@
+import { count, eq, inArray, sql } from 'drizzle-orm';
+import type { Database, WriteTx } from '../db/client.js';
+import { TAG_PRIORITIES, TAG_TYPES, users, whitelist } from '../db/schema.js';
+import { invalid, listIds, notFound } from './errors.js';
+
+export { TAG_PRIORITIES, TAG_TYPES };
+
+/** Most entries the local whitelist holds (as OCPP's LocalAuthListMaxLength bounds a local list). */
+export const WHITELIST_CAPACITY = 1000;
+
+/** A whitelist entry (spec 2.12); absent optional fields are left out. */
+export interface WhitelistEntry {
+  id: string;
+  tagType?: (typeof TAG_TYPES)[number];
+  number?: number;
+  name?: string;
+  userid?: string;
+  priority?: (typeof TAG_PRIORITIES)[number];
+}
+
+type Row = typeof whitelist.$inferSelect;
+
+function toEntry(row: Row): WhitelistEntry {
+  const entry: WhitelistEntry = { id: row.id };
+  if (row.tagType !== null) entry.tagType = row.tagType;
+  if (row.number !== null) entry.number = row.number;
+  if (row.name !== null) entry.name = row.name;
+  if (row.userId !== null) entry.userid = row.userId;
+  if (row.priority !== null) entry.priority = row.priority;
+  return entry;
+}
+
+function toColumns(entry: WhitelistEntry) {
+  return {
+    tagType: entry.tagType ?? null,
+    number: entry.number ?? null,
+    name: entry.name ?? null,
+    userId: entry.userid ?? null,
+    priority: entry.priority ?? null,
+  };
+}
+
+function refuseDuplicates(ids: readonly string[]): void {
+  const seen = new Set<string>();
+  const repeated = ids.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
+  if (repeated.length > 0) throw invalid(`Tag id ${listIds([...new Set(repeated)])} appears more than once in the request`);
+}
+
+async function existingIds(tx: WriteTx, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await tx.select({ id: whitelist.id }).from(whitelist).where(inArray(whitelist.id, [...ids]));
+  return new Set(rows.map((r) => r.id));
+}
+
+async function requireUsers(tx: WriteTx, entries: readonly WhitelistEntry[]): Promise<void> {
+  const wanted = [...new Set(entries.flatMap((e) => (e.userid ? [e.userid] : [])))];
+  if (wanted.length === 0) return;
+  const rows = await tx.select({ id: users.id }).from(users).where(inArray(users.id, wanted));
+  const known = new Set(rows.map((r) => r.id));
+  const missing = wanted.filter((id) => !known.has(id));
+  if (missing.length > 0) throw notFound(`User ${listIds(missing)} does not exist; create the user first or leave out userid`);
+}
+
+/**
+ * The local whitelist. Every command is one write transaction: it checks everything first and changes nothing
+ * when any entry is refused.
+ */
+export function createWhitelist(database: Database, now: () => number = Date.now) {
+  const { db } = database;
+  return {
+    async list(): Promise<WhitelistEntry[]> {
+      const rows = await db.select().from(whitelist).orderBy(sql`rowid`);
+      return rows.map(toEntry);
+    },
+
+    /** The entry for a tag id, or null (used by authorization and pairing). */
+    async find(id: string): Promise<WhitelistEntry | null> {
+      const row = await db.query.whitelist.findFirst({ where: eq(whitelist.id, id) });
+      return row ? toEntry(row) : null;
+    },
+
+    /** Adds new entries; an id already whitelisted is refused (400), as is going over WHITELIST_CAPACITY. */
+    async add(entries: readonly WhitelistEntry[]): Promise<void> {
+      const ids = entries.map((e) => e.id);
+      refuseDuplicates(ids);
+      await database.write(async (tx) => {
+        const existing = await existingIds(tx, ids);
+        if (existing.size > 0) {
+          throw invalid(`Tag id ${listIds([...existing])} is already whitelisted; use the command "edit" to change it`);
+        }
+        await requireUsers(tx, entries);
+        const [{ total } = { total: 0 }] = await tx.select({ total: count() }).from(whitelist);
+        if (total + entries.length > WHITELIST_CAPACITY) {
+          throw invalid(
+            `The whitelist holds at most ${WHITELIST_CAPACITY} entries: it has ${total}, the request adds ${entries.length}`,
+          );
+        }
+        const createdAt = now();
+        await tx.insert(whitelist).values(entries.map((e) => ({ id: e.id, ...toColumns(e), createdAt })));
+      });
+    },
+
+    /** Replaces the data of existing entries (fields left out are cleared); an unknown id is refused (404). */
+    async edit(entries: readonly WhitelistEntry[]): Promise<void> {
+      const ids = entries.map((e) => e.id);
+      refuseDuplicates(ids);
+      await database.write(async (tx) => {
+        const existing = await existingIds(tx, ids);
+        const missing = ids.filter((id) => !existing.has(id));
+        if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted; use the command "add"`);
+        await requireUsers(tx, entries);
+        for (const entry of entries) {
+          await tx.update(whitelist).set(toColumns(entry)).where(eq(whitelist.id, entry.id));
+        }
+      });
+    },
+
+    async clear(): Promise<void> {
+      await database.write((tx) => tx.delete(whitelist));
+    },
+
+    /** Deletes the entries; when any id is not whitelisted, nothing is deleted (404). */
+    async remove(ids: readonly string[]): Promise<void> {
+      const unique = [...new Set(ids)];
+      await database.write(async (tx) => {
+        const existing = await existingIds(tx, unique);
+        const missing = unique.filter((id) => !existing.has(id));
+        if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted`);
+        await tx.delete(whitelist).where(inArray(whitelist.id, unique));
+      });
+    },
+  };
+}
+
+export type Whitelist = ReturnType<typeof createWhitelist>;
