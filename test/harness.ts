@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { SimulatedClock } from 'xstate';
+import { loginProof } from '../machines/secrets.js';
+import { loadConfig } from '../services/config.js';
+import { startController, type Controller } from '../services/controller.js';
+import { createLogger } from '../services/logger.js';
+
+export const OPERATOR_PASSWORD = 'operator-secret-1';
+
+export interface Harness {
+  controller: Controller;
+  clock: SimulatedClock;
+  /** Every log line the controller wrote, as text. */
+  logs: string[];
+  dataDir: string;
+  /** HTTP to the running controller; `from` picks the local (client) address, e.g. 127.0.0.2. */
+  http(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
+  /** Logs in as `username` over HTTP; returns the session id. */
+  login(username?: string, password?: string, from?: string): Promise<string>;
+  /** Stops the controller; `keepData` leaves the data directory for a restart. */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface RequestOptions {
+  session?: string;
+  body?: unknown;
+  /** Sent as is (for malformed bodies); wins over `body`. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  from?: string;
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The body parsed as JSON, or undefined when empty or not JSON. */
+  json: any;
+}
+
+/** Sends one HTTP request to 127.0.0.1:`port`. */
+export function httpRequest(port: number, method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult> {
+  const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.session !== undefined) headers.authorization = opts.session;
+  if (payload !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    headers['content-length'] ??= String(Buffer.byteLength(payload));
+  }
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers, localAddress: opts.from, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = text === '' ? undefined : JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/**
+ * Starts a controller the way `npm start` does, on 127.0.0.1 and a free port, with a temporary data directory
+ * (a real database file), a simulated clock for every actor timer, and the log captured in memory.
+ */
+export async function startHarness(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD, ...opts.env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = await createLogger({ logLevel: 'info', logFormat: 'json' }, sink);
+  const clock = new SimulatedClock();
+  const controller = await startController({ config, logger, clock, showInitialPassword: () => undefined });
+  const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
+  return {
+    controller,
+    clock,
+    logs,
+    dataDir,
+    http,
+    async login(username = 'operator', password = OPERATOR_PASSWORD, from?: string) {
+      const { json } = await http('GET', '/v1/login', { from });
+      const res = await http('POST', '/v1/login', { body: { username, password: loginProof(password, json.token) }, from });
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+      return res.json.session.id as string;
+    },
+    async stop({ keepData = false } = {}) {
+      await controller.close();
+      if (!keepData) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
