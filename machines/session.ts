@@ -60,6 +60,25 @@ export type SessionEvent =
   | { type: 'ACTIVITY'; sessionId: string }
   | { type: 'LOGOUT'; sessionId: string };
 
+/**
+ * LOGIN, handled in each state of the login region (a transition on the region itself that re-enters `active`
+ * would exit the parallel throttle region too). Guards are evaluated before any action runs, so every region sees
+ * the token of the attempt.
+ */
+const loginTransitions = [
+  {
+    guard: 'loginsLocked',
+    actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'throttled' } }],
+  },
+  {
+    guard: 'credentialsMatch',
+    target: '#session.login.active',
+    reenter: true,
+    actions: ['spendToken', 'startSession', { type: 'recordOutcome', params: { outcome: 'success' } }],
+  },
+  { actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'invalid' } }] },
+] as const;
+
 export const sessionMachine = setup({
   types: {} as { context: SessionContext; events: SessionEvent },
   delays: {
@@ -103,31 +122,17 @@ export const sessionMachine = setup({
   states: {
     login: {
       initial: 'loggedOut',
-      on: {
-        LOGIN: [
-          {
-            guard: 'loginsLocked',
-            actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'throttled' } }],
-          },
-          {
-            guard: 'credentialsMatch',
-            target: '.active',
-            reenter: true,
-            actions: ['spendToken', 'startSession', { type: 'recordOutcome', params: { outcome: 'success' } }],
-          },
-          { actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'invalid' } }] },
-        ],
-      },
       states: {
-        loggedOut: {},
+        loggedOut: { on: { LOGIN: loginTransitions } },
         active: {
           after: { inactivity: { target: 'expired' } },
           on: {
+            LOGIN: loginTransitions,
             ACTIVITY: { guard: 'isCurrentSession', target: 'active', reenter: true },
             LOGOUT: { guard: 'isCurrentSession', target: 'loggedOut', actions: 'endSession' },
           },
         },
-        expired: {},
+        expired: { on: { LOGIN: loginTransitions } },
       },
     },
     throttle: {
@@ -137,10 +142,11 @@ export const sessionMachine = setup({
           initial: 'clear',
           states: {
             clear: {
+              entry: 'resetFailures',
               on: { LOGIN: { guard: not('credentialsMatch'), target: 'counting', actions: 'countFailure' } },
             },
             counting: {
-              after: { failureWindow: { target: 'clear', actions: 'resetFailures' } },
+              after: { failureWindow: { target: 'clear' } },
               on: {
                 LOGIN: [
                   { guard: and([not('credentialsMatch'), 'lastAllowedFailure']), target: '#session.throttle.locked' },

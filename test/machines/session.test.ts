@@ -1,0 +1,167 @@
+import { describe, expect, test } from 'vitest';
+import { createActor, SimulatedClock } from 'xstate';
+import { loginProof } from '../../machines/secrets.js';
+import {
+  checkSession,
+  FAILURE_WINDOW_MS,
+  LOCKOUT_MS,
+  MAX_FAILED_LOGINS,
+  SESSION_TIMEOUT_MS,
+  sessionMachine,
+  type Account,
+} from '../../machines/session.js';
+
+const operator: Account = { username: 'operator', password: 'pw-operator', role: 'operator' };
+
+function start() {
+  const clock = new SimulatedClock();
+  const actor = createActor(sessionMachine, { clock }).start();
+  let n = 0;
+  const login = (opts: { password?: string; account?: Account | null; address?: string; token?: string | null } = {}) => {
+    const token = opts.token === undefined ? `token-${++n}` : opts.token;
+    if (token !== null) actor.send({ type: 'TOKEN.ISSUE', token });
+    const sessionId = `session-${++n}`;
+    actor.send({
+      type: 'LOGIN',
+      proof: loginProof(opts.password ?? operator.password, token ?? 'none'),
+      account: opts.account === undefined ? operator : opts.account,
+      address: opts.address ?? '10.0.0.1',
+      sessionId,
+    });
+    return { outcome: actor.getSnapshot().context.lastLogin, sessionId };
+  };
+  return { actor, clock, login };
+}
+
+describe('login', () => {
+  test('valid proof with the current token starts a session bound to the address', () => {
+    const { actor, login } = start();
+    const { outcome, sessionId } = login();
+    expect(outcome).toBe('success');
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({
+      session: { id: sessionId, username: 'operator', role: 'operator', address: '10.0.0.1' },
+    });
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.2')).toEqual({ code: 1005 });
+    expect(checkSession(actor.getSnapshot(), undefined, '10.0.0.1')).toEqual({ code: 1002 });
+    expect(checkSession(actor.getSnapshot(), 'other', '10.0.0.1')).toEqual({ code: 1003 });
+  });
+
+  test('the token is valid for one attempt only, whatever its outcome', () => {
+    const { actor, login } = start();
+    actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
+    actor.send({ type: 'LOGIN', proof: loginProof('wrong', 'T'), account: operator, address: 'a', sessionId: 's1' });
+    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
+    // Same token again, now with the right password: refused, the token was spent.
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T'), account: operator, address: 'a', sessionId: 's2' });
+    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
+    expect(login({ token: null }).outcome).toBe('invalid');
+  });
+
+  test('requesting a new token invalidates the previous one', () => {
+    const { actor } = start();
+    actor.send({ type: 'TOKEN.ISSUE', token: 'first' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'second' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'first'), account: operator, address: 'a', sessionId: 's' });
+    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
+  });
+
+  test('unknown account and wrong password are refused alike', () => {
+    const { login } = start();
+    expect(login({ account: null }).outcome).toBe('invalid');
+    expect(login({ password: 'nope' }).outcome).toBe('invalid');
+  });
+
+  test('the proof is accepted in upper-case hex too', () => {
+    const { actor } = start();
+    actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T').toUpperCase(), account: operator, address: 'a', sessionId: 's' });
+    expect(actor.getSnapshot().context.lastLogin).toBe('success');
+  });
+
+  test('a new login replaces the previous session (one login at a time)', () => {
+    const { actor, login } = start();
+    const first = login({ address: 'nfc' });
+    const second = login({ address: '10.0.0.9' });
+    expect(checkSession(actor.getSnapshot(), first.sessionId, 'nfc')).toEqual({ code: 1003 });
+    expect(checkSession(actor.getSnapshot(), second.sessionId, '10.0.0.9')).toHaveProperty('session');
+  });
+
+  test('a failed login leaves the current session alone', () => {
+    const { actor, login } = start();
+    const { sessionId } = login();
+    login({ password: 'bad' });
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
+  });
+});
+
+describe('inactivity timeout', () => {
+  test('the session expires 60 s after the last activity, and each activity restarts the 60 s', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
+    actor.send({ type: 'ACTIVITY', sessionId });
+    clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    clock.increment(1);
+    expect(actor.getSnapshot().matches({ login: 'expired' })).toBe(true);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1004 });
+  });
+
+  test('activity with another id does not keep the session alive', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    clock.increment(SESSION_TIMEOUT_MS - 10);
+    actor.send({ type: 'ACTIVITY', sessionId: 'someone-else' });
+    clock.increment(10);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1004 });
+  });
+
+  test('logout ends the session at once; the old id is then unknown', () => {
+    const { actor, login } = start();
+    const { sessionId } = login();
+    actor.send({ type: 'LOGOUT', sessionId: 'not-it' });
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    actor.send({ type: 'LOGOUT', sessionId });
+    expect(actor.getSnapshot().matches({ login: 'loggedOut' })).toBe(true);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1003 });
+  });
+
+  test('a login after expiry starts a fresh session', () => {
+    const { actor, clock, login } = start();
+    login();
+    clock.increment(SESSION_TIMEOUT_MS);
+    const { sessionId } = login();
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
+  });
+});
+
+describe('throttle', () => {
+  test(`after ${MAX_FAILED_LOGINS} failures within the window, even valid logins are refused until the lockout ends`, () => {
+    const { actor, clock, login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS; i++) expect(login({ password: 'bad' }).outcome).toBe('invalid');
+    expect(actor.getSnapshot().matches({ throttle: 'locked' })).toBe(true);
+    expect(login().outcome).toBe('throttled');
+    clock.increment(LOCKOUT_MS - 1);
+    expect(login().outcome).toBe('throttled');
+    clock.increment(1);
+    expect(login().outcome).toBe('success');
+  });
+
+  test('failures spread beyond the window do not lock', () => {
+    const { clock, login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS - 1; i++) login({ password: 'bad' });
+    clock.increment(FAILURE_WINDOW_MS);
+    for (let i = 0; i < MAX_FAILED_LOGINS - 1; i++) login({ password: 'bad' });
+    expect(login().outcome).toBe('success');
+  });
+
+  test('a success does not reset the failure count inside the window', () => {
+    const { login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS - 1; i++) login({ password: 'bad' });
+    expect(login().outcome).toBe('success');
+    expect(login({ password: 'bad' }).outcome).toBe('invalid');
+    expect(login().outcome).toBe('throttled');
+  });
+});
