@@ -22,8 +22,11 @@ export function listen(app: Hono<AppEnv>, port: number, host: string): Promise<H
         port: typeof address === 'object' && address ? address.port : port,
         close: (graceMs = 10_000) =>
           new Promise<void>((done) => {
+            // In-flight requests finish; connections are closed as soon as they fall idle (keep-alive included).
+            const idle = setInterval(() => server.closeIdleConnections(), 50);
             const force = setTimeout(() => server.closeAllConnections(), graceMs);
             server.close(() => {
+              clearInterval(idle);
               clearTimeout(force);
               done();
             });

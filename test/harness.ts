@@ -49,7 +49,7 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
   if (opts.session !== undefined) headers.authorization = opts.session;
   if (payload !== undefined) {
     headers['content-type'] ??= 'application/json';
-    headers['content-length'] ??= String(Buffer.byteLength(payload));
+    if (!headers['transfer-encoding']) headers['content-length'] ??= String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers, localAddress: opts.from, agent: false }, (res) => {

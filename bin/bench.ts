@@ -1,0 +1,413 @@
+/**
+ * Performance bench of the controller process: `npm run bench`. Everything runs on 127.0.0.1.
+ *
+ * Measures, against the built controller (`dist/bin/controller.js`) run as a child process exactly as `npm start`
+ * runs it (JSON request logging on, stdout drained through a pipe):
+ * - start time: from spawn to the "listening on" log line, once on a fresh data directory (creates and migrates
+ *   the database) and four times as a restart on that same directory (median reported); target < 1 s each;
+ * - resident memory (VmRSS from /proc) right after start and the maximum sampled every 100 ms under load;
+ *   target < 90 MB (decimal megabytes);
+ * - GET /v1/system_state with a logged-in session under autocannon (32 connections, 2 s warm-up, then 10 s):
+ *   p99 latency (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono handler on
+ *   @hono/node-server returning the same JSON body (target >= 0.8).
+ *
+ * The bare server is this same file run with `--bare` (port and body from BENCH_PORT and BENCH_BODY). Prints one
+ * table; exits 0 when every target passes, 1 otherwise (also on any failure of the bench itself).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { loginProof } from '../machines/secrets.js';
+
+const HOST = '127.0.0.1';
+const BARE_FLAG = '--bare';
+const PASSWORD = 'bench-operator-password';
+const PATH = '/v1/system_state';
+
+const STARTS = 5;
+const CONNECTIONS = 32;
+const WARMUP_S = 2;
+const DURATION_S = 10;
+const RSS_SAMPLE_MS = 100;
+const LISTEN_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+/** Hard stop of the whole bench, whatever hangs. */
+const WATCHDOG_MS = 115_000;
+
+const TARGET = { startMs: 1000, rssMB: 90, ratio: 0.8, p99Ms: 5 } as const;
+
+// ---- autocannon (ships no types; a module augmentation of an untyped package is not allowed, so require it) ----
+
+/** The parts of an autocannon histogram summary used here (latency in ms, requests per second). */
+interface Histogram {
+  average: number;
+  stddev: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  headers?: Record<string, string>;
+}
+
+interface AutocannonResult {
+  latency: Histogram;
+  requests: Histogram;
+  /** Seconds. */
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+type Autocannon = (opts: AutocannonOptions) => PromiseLike<AutocannonResult>;
+
+const require = createRequire(import.meta.url);
+const loadAutocannon = (): Autocannon => require('autocannon') as Autocannon;
+
+// ---- bare server mode ----
+
+/** The baseline: a bare Hono app on @hono/node-server answering GET /v1/system_state with BENCH_BODY. */
+function runBareServer(): void {
+  const port = Number(process.env.BENCH_PORT);
+  const state = JSON.parse(process.env.BENCH_BODY ?? 'null') as Record<string, unknown>;
+  const app = new Hono();
+  app.get(PATH, (c) => c.json(state));
+  serve({ fetch: app.fetch, port, hostname: HOST }, (info) => {
+    process.stdout.write(`${JSON.stringify({ msg: `listening on http://${HOST}:${info.port}` })}\n`);
+  });
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+// ---- child processes ----
+
+interface Child {
+  readonly name: string;
+  readonly pid: number;
+  /** Milliseconds from spawn to the "listening on" line; rejects on timeout or early exit. */
+  readonly listening: Promise<number>;
+  /** Lines the child wrote to stdout so far. */
+  lines(): number;
+  /** SIGTERM, then SIGKILL after STOP_TIMEOUT_MS; resolves once the process exited. */
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+
+function isListeningLine(line: string): boolean {
+  try {
+    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+    return typeof msg === 'string' && msg.startsWith('listening on');
+  } catch {
+    return false;
+  }
+}
+
+/** Spawns `node <script> ...args` with exactly `env`, draining and counting its stdout lines. */
+function spawnChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const started = performance.now();
+  const proc = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (proc.pid === undefined) throw new Error(`${name}: spawn failed`);
+  children.add(proc);
+
+  let lineCount = 0;
+  let partial: string | null = ''; // only kept until the "listening" line was seen; afterwards lines are just counted
+  let stderrTail = '';
+  let onListening: (ms: number) => void = () => undefined;
+
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lineCount++;
+    if (partial === null) return;
+    const text = partial + chunk.toString('utf8');
+    const lines = text.split('\n');
+    partial = lines.pop() ?? '';
+    if (lines.some(isListeningLine)) {
+      onListening(performance.now() - started);
+      partial = null;
+    }
+  });
+  proc.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
+  });
+
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', () => {
+      children.delete(proc);
+      resolve();
+    });
+  });
+
+  const listening = new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no "listening on" line within ${LISTEN_TIMEOUT_MS} ms`)), LISTEN_TIMEOUT_MS);
+    onListening = (ms) => {
+      clearTimeout(timer);
+      resolve(ms);
+    };
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (code ${proc.exitCode}, signal ${proc.signalCode}) before listening${stderrTail ? `:\n${stderrTail}` : ''}`));
+    });
+  });
+  listening.catch(() => undefined); // observed by the caller; avoid an unhandled rejection after a stop
+
+  return {
+    name,
+    pid: proc.pid,
+    listening,
+    lines: () => lineCount,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** A port that was free a moment ago on HOST. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of `pid` in MB (10^6 bytes), from /proc/<pid>/status. */
+function rssMB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return (Number(match[1]) * 1024) / 1e6;
+}
+
+// ---- HTTP ----
+
+async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; text: string; json: unknown }> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json };
+}
+
+/** Logs in as the operator (spec 5 item 3); returns the session id. */
+async function login(base: string): Promise<string> {
+  const { json: tokenJson } = await getJson(`${base}/v1/login`);
+  const token = (tokenJson as { token?: unknown } | undefined)?.token;
+  if (typeof token !== 'string') throw new Error('GET /v1/login gave no token');
+  const res = await getJson(`${base}/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'operator', password: loginProof(PASSWORD, token) }),
+  });
+  const id = (res.json as { session?: { id?: unknown } } | undefined)?.session?.id;
+  if (res.status !== 200 || typeof id !== 'string') throw new Error(`login failed: ${res.status} ${res.text}`);
+  return id;
+}
+
+/** A 2 s warm-up run (discarded), then the measured run. */
+async function load(autocannon: Autocannon, url: string, headers: Record<string, string>): Promise<{ warmup: AutocannonResult; run: AutocannonResult }> {
+  const warmup = await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers });
+  const run = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
+  return { warmup, run };
+}
+
+// ---- report ----
+
+interface Row {
+  figure: string;
+  measured: string;
+  target?: string;
+  pass?: boolean;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function printTable(rows: Row[]): void {
+  const cells = rows.map((r) => [r.figure, r.measured, r.target ?? '', r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'FAIL']);
+  const head = ['figure', 'measured', 'target', 'result'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 1 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const c of cells) console.log(line(c));
+}
+
+// ---- main ----
+
+async function bench(root: string): Promise<boolean> {
+  const script = fileURLToPath(import.meta.url);
+  const controllerScript = join(script, '..', 'controller.js');
+  const dataDir = join(root, 'data');
+  const baseEnv = { PATH: process.env.PATH ?? '' };
+  const controllerEnv = (port: number): NodeJS.ProcessEnv => ({
+    ...baseEnv,
+    PORT: String(port),
+    HOST,
+    DATA_DIR: dataDir,
+    HARDWARE: 'sim',
+    OPERATOR_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+  });
+
+  // 1. Start times: the first start creates and migrates the database, the others restart on it.
+  const startMs: number[] = [];
+  let controller: Child | undefined;
+  let port = 0;
+  for (let i = 0; i < STARTS; i++) {
+    port = await freePort();
+    const child = spawnChild(`controller start ${i + 1}`, controllerScript, [], controllerEnv(port));
+    startMs.push(await child.listening);
+    if (i < STARTS - 1) await child.stop();
+    else controller = child;
+  }
+  if (!controller) throw new Error('no controller');
+  const rssAfterStart = rssMB(controller.pid);
+  const base = `http://${HOST}:${port}`;
+
+  // 2. Session and the body the bare server will return.
+  const session = await login(base);
+  const headers = { authorization: session };
+  const state = await getJson(`${base}${PATH}`, { headers });
+  if (state.status !== 200) throw new Error(`GET ${PATH} with the session gave ${state.status} ${state.text}`);
+
+  // 3. Controller under load, sampling its memory.
+  const autocannon = loadAutocannon();
+  let rssMax = rssAfterStart;
+  const sampler = setInterval(() => {
+    rssMax = Math.max(rssMax, rssMB(controller.pid));
+  }, RSS_SAMPLE_MS);
+  const linesBefore = controller.lines();
+  let ctl: Awaited<ReturnType<typeof load>>;
+  try {
+    ctl = await load(autocannon, `${base}${PATH}`, headers);
+  } finally {
+    clearInterval(sampler);
+  }
+  rssMax = Math.max(rssMax, rssMB(controller.pid));
+  const logLines = controller.lines() - linesBefore;
+
+  // 4. The bare server, same load.
+  const barePort = await freePort();
+  const bare = spawnChild('bare server', script, [BARE_FLAG], { ...baseEnv, BENCH_PORT: String(barePort), BENCH_BODY: state.text });
+  await bare.listening;
+  const check = await getJson(`http://${HOST}:${barePort}${PATH}`);
+  if (check.status !== 200 || check.text !== state.text) throw new Error(`bare server answers ${check.status} ${check.text}`);
+  const bareRes = await load(autocannon, `http://${HOST}:${barePort}${PATH}`, {});
+
+  // 5. Report.
+  const c = ctl.run;
+  const b = bareRes.run;
+  const ratio = c.requests.average / b.requests.average;
+  const ctlResponses = ctl.warmup['2xx'] + ctl.warmup.non2xx + c['2xx'] + c.non2xx;
+  const ctlBad = ctl.warmup.non2xx + ctl.warmup.errors + c.non2xx + c.errors;
+  const restartMedian = median(startMs.slice(1));
+  const ms = (v: number) => `${v.toFixed(0)} ms`;
+  const mb = (v: number) => `${v.toFixed(1)} MB`;
+  const reqs = (r: AutocannonResult) => `${r.requests.average.toFixed(0)} req/s`;
+  const lat = (r: AutocannonResult) => `${r.latency.p50} / ${r.latency.p99} ms`;
+
+  const rows: Row[] = [
+    { figure: 'throughput ratio controller/bare', measured: ratio.toFixed(2), target: `>= ${TARGET.ratio}`, pass: ratio >= TARGET.ratio },
+    { figure: 'controller p99 latency', measured: ms(c.latency.p99), target: `< ${TARGET.p99Ms} ms`, pass: c.latency.p99 < TARGET.p99Ms },
+    {
+      figure: 'controller responses 2xx (incl. warm-up)',
+      measured: `${ctlResponses - ctlBad}/${ctlResponses}`,
+      target: 'all',
+      pass: ctlBad === 0 && ctlResponses > 0,
+    },
+    { figure: 'controller RSS after start', measured: mb(rssAfterStart), target: `< ${TARGET.rssMB} MB`, pass: rssAfterStart < TARGET.rssMB },
+    { figure: 'controller RSS max under load', measured: mb(rssMax), target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
+    { figure: 'start to listening, first start', measured: ms(startMs[0]!), target: `< ${TARGET.startMs} ms`, pass: startMs[0]! < TARGET.startMs },
+    {
+      figure: `start to listening, restart median of ${STARTS - 1}`,
+      measured: ms(restartMedian),
+      target: `< ${TARGET.startMs} ms`,
+      pass: restartMedian < TARGET.startMs,
+    },
+    { figure: 'controller req/s', measured: reqs(c) },
+    { figure: 'bare req/s', measured: reqs(b) },
+    { figure: 'controller latency p50 / p99', measured: lat(c) },
+    { figure: 'bare latency p50 / p99', measured: lat(b) },
+    { figure: 'bare non-2xx / errors', measured: `${b.non2xx + bareRes.warmup.non2xx} / ${b.errors + bareRes.warmup.errors}` },
+    { figure: 'controller log lines during load', measured: String(logLines) },
+  ];
+  console.log(
+    `bench: GET ${PATH}, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s, node ${process.version}; ` +
+      `starts ${startMs.map((v) => v.toFixed(0)).join(', ')} ms\n`,
+  );
+  printTable(rows);
+  const ok = rows.every((r) => r.pass !== false);
+  console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
+
+  await Promise.all([bare.stop(), controller.stop()]);
+  return ok;
+}
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'cc-bench-'));
+  const emergencyStop = (why: string, code: number) => {
+    process.stderr.write(`bench: ${why}; killing the children\n`);
+    for (const child of children) child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+    process.exit(code);
+  };
+  setTimeout(() => emergencyStop(`still running after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
+  process.once('SIGINT', () => emergencyStop('interrupted', 130));
+
+  let ok = false;
+  try {
+    ok = await bench(root);
+  } catch (err) {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  } finally {
+    await Promise.all([...children].map((child) => stopProcess(child)));
+    await rm(root, { recursive: true, force: true });
+  }
+  process.exit(ok ? 0 : 1);
+}
+
+/** SIGTERM, SIGKILL after STOP_TIMEOUT_MS; for the clean-up of children left over after a failure. */
+function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+if (process.argv[2] === BARE_FLAG) runBareServer();
+else void main();

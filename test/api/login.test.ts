@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { loginProof } from '../../machines/secrets.js';
+import { LOCKOUT_MS, MAX_FAILED_LOGINS, SESSION_TIMEOUT_MS } from '../../machines/session.js';
+import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
+
+let h: Harness;
+beforeAll(async () => (h = await startHarness()));
+afterAll(() => h.stop());
+// Each test starts outside any throttle window.
+beforeEach(() => h.clock.increment(LOCKOUT_MS + 60_000));
+
+async function token(from?: string): Promise<string> {
+  const res = await h.http('GET', '/v1/login', { from });
+  expect(res.status).toBe(200);
+  return res.json.token;
+}
+
+const notLoggedIn = (code: number) => ({ logged_in: false, message: expect.any(String), code });
+
+describe('GET /v1/login', () => {
+  test('answers a fresh 32-character token each time', async () => {
+    const a = await token();
+    const b = await token();
+    expect(a).toMatch(/^[0-9a-f]{32}$/);
+    expect(b).toMatch(/^[0-9a-f]{32}$/);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('POST /v1/login', () => {
+  test('valid credentials: 200 with a UUID session id', async () => {
+    const t = await token();
+    const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, t) } });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ logged_in: true, session: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+  });
+
+  test('wrong password and unknown user: 401 with code 1001, same body', async () => {
+    const wrong = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof('nope', await token()) } });
+    const unknown = await h.http('POST', '/v1/login', { body: { username: 'ghost', password: loginProof(OPERATOR_PASSWORD, await token()) } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toEqual(notLoggedIn(1001));
+    expect(unknown.status).toBe(401);
+    expect(unknown.json).toEqual(wrong.json);
+  });
+
+  test('a token is spent by the attempt: replaying it fails', async () => {
+    const t = await token();
+    await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof('nope', t) } });
+    const replay = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, t) } });
+    expect(replay.status).toBe(401);
+    expect(replay.json.code).toBe(1001);
+  });
+
+  test('a successful login spends the token too', async () => {
+    const t = await token();
+    const body = { username: 'operator', password: loginProof(OPERATOR_PASSWORD, t) };
+    expect((await h.http('POST', '/v1/login', { body })).status).toBe(200);
+    expect((await h.http('POST', '/v1/login', { body })).status).toBe(401);
+  });
+
+  test('requesting a new token invalidates the previous one', async () => {
+    const first = await token();
+    await token();
+    const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, first) } });
+    expect(res.status).toBe(401);
+  });
+
+  test('malformed bodies: 400 with 1012, 1007, 1008, 1011', async () => {
+    await token();
+    const none = await h.http('POST', '/v1/login');
+    expect([none.status, none.json]).toEqual([400, notLoggedIn(1012)]);
+    const invalidJson = await h.http('POST', '/v1/login', { rawBody: '{"username": ' });
+    expect([invalidJson.status, invalidJson.json]).toEqual([400, notLoggedIn(1007)]);
+    for (const body of [{}, { username: 'operator' }, { username: 1, password: 'x' }, [], 'text', { username: 'operator', password: 'not-hex' }]) {
+      const res = await h.http('POST', '/v1/login', { body });
+      expect([res.status, res.json]).toEqual([400, notLoggedIn(1008)]);
+    }
+    const large = await h.http('POST', '/v1/login', { body: { username: 'x'.repeat(5000), password: '0'.repeat(64) } });
+    expect([large.status, large.json]).toEqual([400, notLoggedIn(1011)]);
+  });
+
+  test(`${MAX_FAILED_LOGINS} failures in a minute lock logins for a while, with the same 401 body`, async () => {
+    for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
+      await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof('guess', await token()) } });
+    }
+    const right = { username: 'operator', password: loginProof(OPERATOR_PASSWORD, await token()) };
+    const refused = await h.http('POST', '/v1/login', { body: right });
+    expect([refused.status, refused.json]).toEqual([401, notLoggedIn(1001)]);
+    h.clock.increment(LOCKOUT_MS);
+    const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, await token()) } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('sessions', () => {
+  test('every call but /v1/login needs a session: 401 with 1002', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/system_state'],
+      ['POST', '/v1/logout'],
+      ['GET', '/v1/users'],
+      ['GET', '/v1/whitelist?type=local'],
+      ['GET', '/v1/map'],
+      ['GET', '/v1/transactions'],
+      ['GET', '/v1/messages'],
+      ['GET', '/v1/no-such-endpoint'],
+    ] as const) {
+      const res = await h.http(method, path);
+      expect([method, path, res.status, res.json]).toEqual([method, path, 401, notLoggedIn(1002)]);
+    }
+  });
+
+  test('an unknown id: 401 with 1003', async () => {
+    const res = await h.http('GET', '/v1/system_state', { session: '00000000-0000-4000-8000-000000000000' });
+    expect([res.status, res.json]).toEqual([401, notLoggedIn(1003)]);
+  });
+
+  test('60 s without a call: 401 with 1004; each call restarts the 60 s', async () => {
+    const session = await h.login();
+    h.clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect((await h.http('GET', '/v1/system_state', { session })).status).toBe(200);
+    h.clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect((await h.http('GET', '/v1/messages', { session })).status).toBe(200);
+    h.clock.increment(SESSION_TIMEOUT_MS);
+    const res = await h.http('GET', '/v1/system_state', { session });
+    expect([res.status, res.json]).toEqual([401, notLoggedIn(1004)]);
+  });
+
+  test('a failed call (no session) is not activity; a 404 with a session is', async () => {
+    const session = await h.login();
+    h.clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect((await h.http('GET', '/v1/nothing-here', { session })).status).toBe(404);
+    h.clock.increment(SESSION_TIMEOUT_MS - 1);
+    expect((await h.http('GET', '/v1/system_state', { session })).status).toBe(200);
+  });
+
+  test('the session is bound to the client address: another address gets 1005', async () => {
+    const session = await h.login('operator', OPERATOR_PASSWORD, '127.0.0.1');
+    const res = await h.http('GET', '/v1/system_state', { session, from: '127.0.0.2' });
+    expect([res.status, res.json]).toEqual([401, notLoggedIn(1005)]);
+    expect((await h.http('GET', '/v1/system_state', { session, from: '127.0.0.1' })).status).toBe(200);
+  });
+
+  test('one login at a time: a new login invalidates the previous session', async () => {
+    const first = await h.login('operator', OPERATOR_PASSWORD, '127.0.0.3');
+    const second = await h.login('operator', OPERATOR_PASSWORD, '127.0.0.4');
+    const old = await h.http('GET', '/v1/system_state', { session: first, from: '127.0.0.3' });
+    expect([old.status, old.json]).toEqual([401, notLoggedIn(1003)]);
+    expect((await h.http('GET', '/v1/system_state', { session: second, from: '127.0.0.4' })).status).toBe(200);
+  });
+
+  test('POST /v1/logout: 204 without body, then the id is invalid', async () => {
+    const session = await h.login();
+    const res = await h.http('POST', '/v1/logout', { session });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(res.headers['content-type']).toBeUndefined();
+    const after = await h.http('GET', '/v1/system_state', { session });
+    expect([after.status, after.json]).toEqual([401, notLoggedIn(1003)]);
+    expect((await h.http('POST', '/v1/logout', { session })).status).toBe(401);
+  });
+
+  test('a login account of any role can log in', async () => {
+    await h.controller.accounts.set('installer-1', 'installer', 'installer-pass');
+    const session = await h.login('installer-1', 'installer-pass');
+    expect((await h.http('GET', '/v1/system_state', { session })).status).toBe(200);
+  });
+});
+
+test('no password, token, proof or session id ever reaches the log', async () => {
+  const t = await token();
+  const proof = loginProof(OPERATOR_PASSWORD, t);
+  const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: proof } });
+  const session = res.json.session.id as string;
+  await h.http('GET', '/v1/system_state', { session });
+  await h.http('POST', '/v1/logout', { session });
+  const log = h.logs.join('');
+  expect(log).toContain('"path":"/v1/login"');
+  for (const secret of [OPERATOR_PASSWORD, t, proof, session]) expect(log).not.toContain(secret);
+});

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { WHITELIST_CAPACITY } from '../../services/whitelist.js';
+import { startHarness, type Harness } from '../harness.js';
+
+let h: Harness;
+let session: string;
+let userId: string;
+beforeAll(async () => {
+  h = await startHarness();
+  session = await h.login();
+  userId = (await h.http('POST', '/v1/users', { session, body: { userName: 'Owner' } })).json.userId;
+});
+afterAll(() => h.stop());
+beforeEach(async () => {
+  await call('POST', '/v1/whitelist', { type: 'local', command: 'clear' });
+});
+
+const call = (method: string, path: string, body?: unknown) => h.http(method, path, { session, body });
+const list = async () => (await call('GET', '/v1/whitelist?type=local')).json.tags;
+const add = (tags: unknown[]) => call('POST', '/v1/whitelist', { type: 'local', command: 'add', tags });
+const failed = { success: false, cause: expect.stringMatching(/\w/) };
+
+test('add with every field, list, edit, delete', async () => {
+  const full = { id: '04A1B2C3', tagType: 'RFID', number: 7, name: 'Card 7', userid: userId, priority: 'HIGH' };
+  const res = await add([full, { id: 'AA:BB:CC:DD:EE:FF', tagType: 'EVCCID' }]);
+  expect([res.status, res.json]).toEqual([200, { success: true }]);
+  const got = await call('GET', '/v1/whitelist?type=local');
+  expect([got.status, got.json]).toEqual([200, { success: true, tags: [full, { id: 'AA:BB:CC:DD:EE:FF', tagType: 'EVCCID' }] }]);
+
+  const edit = await call('POST', '/v1/whitelist', { type: 'local', command: 'edit', tags: [{ id: '04A1B2C3', name: 'Renamed', priority: 'NORMAL' }] });
+  expect([edit.status, edit.json]).toEqual([200, { success: true }]);
+  expect((await list())[0]).toEqual({ id: '04A1B2C3', name: 'Renamed', priority: 'NORMAL' });
+
+  const del = await call('DELETE', '/v1/whitelist?type=local&ids=04A1B2C3,AA:BB:CC:DD:EE:FF');
+  expect([del.status, del.text]).toEqual([204, '']);
+  expect(await list()).toEqual([]);
+});
+
+test('clear removes every entry', async () => {
+  await add([{ id: 'a' }, { id: 'b' }]);
+  expect((await call('POST', '/v1/whitelist', { type: 'local', command: 'clear' })).status).toBe(200);
+  expect(await list()).toEqual([]);
+});
+
+test('GET needs type=local', async () => {
+  for (const q of ['', '?type=remote', '?type=']) {
+    const res = await call('GET', `/v1/whitelist${q}`);
+    expect([q, res.status, res.json]).toEqual([q, 400, failed]);
+  }
+});
+
+test('invalid commands and entries: 400, nothing changes', async () => {
+  await add([{ id: 'keep' }]);
+  const before = await list();
+  for (const body of [
+    { type: 'local', command: 'rename', tags: [{ id: 'x' }] },
+    { type: 'other', command: 'add', tags: [{ id: 'x' }] },
+    { command: 'add', tags: [{ id: 'x' }] },
+    { type: 'local', command: 'add' },
+    { type: 'local', command: 'add', tags: [] },
+    { type: 'local', command: 'add', tags: [{ id: '' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'has,comma' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x'.repeat(256) }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', tagType: 'BARCODE' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', priority: 'LOW' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', number: 1.5 }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', number: -1 }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', userid: 'not-a-uuid' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'x', name: 'n'.repeat(256) }] },
+    { type: 'local', command: 'add', tags: [{ id: 'ok' }, { id: 'ok' }] },
+    { type: 'local', command: 'add', tags: [{ id: 'new' }, { id: 'keep' }] },
+    [],
+  ]) {
+    const res = await call('POST', '/v1/whitelist', body);
+    expect([body, res.status, res.json]).toEqual([body, 400, failed]);
+  }
+  expect(await list()).toEqual(before);
+});
+
+test('adding an id that exists: 400 naming it; editing one that does not: 404', async () => {
+  await add([{ id: 'exists' }]);
+  const dup = await add([{ id: 'fresh' }, { id: 'exists' }]);
+  expect(dup.status).toBe(400);
+  expect(dup.json.cause).toContain('"exists"');
+  const edit = await call('POST', '/v1/whitelist', { type: 'local', command: 'edit', tags: [{ id: 'exists', name: 'n' }, { id: 'missing' }] });
+  expect(edit.status).toBe(404);
+  expect(edit.json.cause).toContain('"missing"');
+  expect(await list()).toEqual([{ id: 'exists' }]);
+});
+
+test('a userid must name an existing user: 404, nothing added', async () => {
+  const res = await add([{ id: 'ok-1' }, { id: 'ok-2', userid: '00000000-0000-4000-8000-000000000000' }]);
+  expect([res.status, res.json]).toEqual([404, failed]);
+  expect(await list()).toEqual([]);
+});
+
+test(`the whitelist holds at most ${WHITELIST_CAPACITY} entries`, async () => {
+  const tags = Array.from({ length: WHITELIST_CAPACITY }, (_, i) => ({ id: `T${i}` }));
+  expect((await add(tags)).status).toBe(200);
+  const over = await add([{ id: 'one-more' }]);
+  expect([over.status, over.json]).toEqual([400, failed]);
+  expect((await list()).length).toBe(WHITELIST_CAPACITY);
+});
+
+test('DELETE: unknown id 404 and nothing deleted; missing or long parameters 400', async () => {
+  await add([{ id: 'a' }, { id: 'b' }]);
+  const unknown = await call('DELETE', '/v1/whitelist?type=local&ids=a,zzz');
+  expect([unknown.status, unknown.json]).toEqual([404, failed]);
+  expect((await list()).map((t: { id: string }) => t.id)).toEqual(['a', 'b']);
+  for (const q of ['', '?type=local', '?ids=a', '?type=nope&ids=a', '?type=local&ids=', '?type=local&ids=a,,b', `?type=local&ids=${'a'.repeat(1001)}`]) {
+    const res = await call('DELETE', `/v1/whitelist${q}`);
+    expect([q, res.status, res.json]).toEqual([q, 400, failed]);
+  }
+  expect((await list()).length).toBe(2);
+});
+
+test('DELETE ids query of exactly 1000 characters is accepted', async () => {
+  const ids = Array.from({ length: 99 }, (_, i) => `id-${String(i).padStart(6, '0')}`); // 9 characters each
+  ids.push('last-id-10');
+  await add(ids.map((id) => ({ id })));
+  const query = ids.join(',');
+  expect(query.length).toBe(1000);
+  const res = await call('DELETE', `/v1/whitelist?type=local&ids=${query}`);
+  expect(res.status).toBe(204);
+  expect(await list()).toEqual([]);
+});
+
+test('DELETE by the deprecated body form', async () => {
+  await add([{ id: 'a' }, { id: 'b' }]);
+  const res = await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'a' }] });
+  expect(res.status).toBe(204);
+  expect(await list()).toEqual([{ id: 'b' }]);
+  for (const body of [{ command: 'delete', tags: [{ id: 'b' }] }, { type: 'local', tags: [{ id: 'b' }] }, { type: 'local', command: 'delete' }]) {
+    expect((await call('DELETE', '/v1/whitelist', body)).status).toBe(400);
+  }
+  expect((await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'nope' }] })).status).toBe(404);
+  expect(await list()).toEqual([{ id: 'b' }]);
+});

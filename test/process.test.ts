@@ -1,0 +1,143 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { loginProof } from '../machines/secrets.js';
+import { httpRequest } from './harness.js';
+
+/**
+ * The controller as `npm start` runs it: the compiled entry point (`npm test` builds first) in its own process,
+ * on a fresh data directory.
+ */
+const ENTRY = join(import.meta.dirname, '..', 'dist', 'bin', 'controller.js');
+const ACCOUNTS = join(import.meta.dirname, '..', 'dist', 'bin', 'accounts.js');
+
+let root: string;
+beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-process-'))));
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  port: number;
+}
+
+async function launch(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, [ENTRY], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening after 10 s: ${stdout.join('')}${stderr.join('')}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout.push(d.toString());
+      const match = /"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
+  });
+  return { child, stdout, stderr, port };
+}
+
+async function login(port: number, password: string): Promise<string> {
+  const { json } = await httpRequest(port, 'GET', '/v1/login');
+  const res = await httpRequest(port, 'POST', '/v1/login', { body: { username: 'operator', password: loginProof(password, json.token) } });
+  expect(res.status).toBe(200);
+  return res.json.session.id;
+}
+
+test('first start creates the data directory and database, prints the generated operator password once, logs JSON', async () => {
+  const dataDir = join(root, 'fresh', 'nested');
+  const run = await launch({ DATA_DIR: dataDir });
+  const printed = /password\s+(\S{16})\s/.exec(run.stderr.join(''));
+  expect(printed).not.toBeNull();
+  const password = printed![1]!;
+  expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+  expect((await stat(join(dataDir, 'controller.db'))).mode & 0o777).toBe(0o600);
+  await login(run.port, password);
+
+  const lines = run.stdout.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.some((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v1/login' && l.status === 200)).toBe(true);
+  expect(run.stdout.join('')).not.toContain(password);
+
+  run.child.kill('SIGINT');
+  expect((await once(run.child, 'exit'))[0]).toBe(0);
+
+  // Second start: migrations are idempotent, no new password is printed, the old one still works.
+  const again = await launch({ DATA_DIR: dataDir });
+  expect(again.stderr.join('')).not.toMatch(/password/i);
+  await login(again.port, password);
+  again.child.kill('SIGTERM');
+  expect((await once(again.child, 'exit'))[0]).toBe(0);
+});
+
+test('Ctrl-C lets an in-flight request finish, then closes the database; its data is kept', async () => {
+  const dataDir = join(root, 'graceful');
+  const run = await launch({ DATA_DIR: dataDir, OPERATOR_PASSWORD: 'graceful-pass' });
+  const session = await login(run.port, 'graceful-pass');
+
+  // Start a request and send only half of its body.
+  const body = JSON.stringify({ 'written-during-shutdown': 'yes' });
+  const response = new Promise<number>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: run.port, method: 'POST', path: '/v1/map', headers: { authorization: session, 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    setTimeout(() => {
+      run.child.kill('SIGINT');
+      setTimeout(() => req.end(body.slice(10)), 300);
+    }, 200);
+  });
+  expect(await response).toBe(201);
+  expect((await once(run.child, 'exit'))[0]).toBe(0);
+  expect(run.stdout.join('')).toContain('"msg":"stopped"');
+
+  const again = await launch({ DATA_DIR: dataDir });
+  const s2 = await login(again.port, 'graceful-pass');
+  expect((await httpRequest(again.port, 'GET', '/v1/map', { session: s2 })).json).toEqual({ 'written-during-shutdown': 'yes' });
+  again.child.kill('SIGTERM');
+  await once(again.child, 'exit');
+});
+
+test('an invalid variable stops the process with a message naming it', () => {
+  const res = spawnSync(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATA_DIR: join(root, 'never') }, encoding: 'utf8' });
+  expect(res.status).toBe(2);
+  expect(res.stderr).toContain('PORT: must be a whole number from 0 to 65535 (got "eighty")');
+});
+
+test('npm run accounts: set, list and remove accounts on the controller database', async () => {
+  const dataDir = join(root, 'accounts');
+  const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir };
+  const run = (args: string[], input?: string) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env, encoding: 'utf8', input });
+  expect(run(['set', 'tech', '--role', 'installer', '--password', '-'], 'tech-password\n').status).toBe(0);
+  const generated = run(['set', 'viewer', '--role', 'user']);
+  expect(generated.stdout).toMatch(/Password \(shown only now\): \S{16}/);
+  expect(run(['list']).stdout).toMatch(/^tech\tinstaller\t.*\nviewer\tuser\t/);
+  expect(run(['set', 'x', '--role', 'admin']).status).toBe(2);
+  expect(run(['set', 'x', '--role', 'user', '--password', 'short']).status).toBe(2);
+  expect(run(['remove', 'viewer']).status).toBe(0);
+  expect(run(['remove', 'viewer']).status).toBe(1);
+
+  // The controller uses the same database: the account logs in.
+  const controller = await launch({ DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-pass' });
+  const { json } = await httpRequest(controller.port, 'GET', '/v1/login');
+  const res = await httpRequest(controller.port, 'POST', '/v1/login', { body: { username: 'tech', password: loginProof('tech-password', json.token) } });
+  expect(res.status).toBe(200);
+  controller.child.kill('SIGTERM');
+  await once(controller.child, 'exit');
+});
