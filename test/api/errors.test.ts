@@ -60,3 +60,18 @@ test('HEAD on a GET endpoint answers its status without a body', async () => {
   const res = await h.http('HEAD', '/v1/system_state', { session });
   expect([res.status, res.text]).toEqual([200, '']);
 });
+
+test('an internal fault (the database gone) answers 500 OperationFailed, is logged, and the process goes on', async () => {
+  const broken = await startHarness();
+  try {
+    const s = await broken.login();
+    await broken.controller.database.close();
+    const res = await broken.http('GET', '/v1/users', { session: s });
+    expect([res.status, res.json]).toEqual([500, failed]);
+    expect(res.json.cause).not.toMatch(/sqlite|libsql|stack|at /i);
+    expect(broken.logs.join('')).toContain('"msg":"unexpected error"');
+    expect((await broken.http('GET', '/v1/system_state', { session: s })).status).toBe(200);
+  } finally {
+    await broken.stop();
+  }
+});
