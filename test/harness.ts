@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loginProof } from '../machines/secrets.js';
 import { loadConfig } from '../services/config.js';
@@ -107,4 +108,27 @@ export async function startHarness(opts: { dataDir?: string; env?: Record<string
       if (!keepData) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An OperationFailed body (spec 2.1) with a non-empty cause. */
+export const FAILED = { success: false, cause: expect.stringMatching(/\w/) };
+
+export interface LoggedIn {
+  h: Harness;
+  session: string;
+  /** A request with the session. */
+  call(method: string, path: string, body?: unknown): Promise<HttpResult>;
+}
+
+/** One controller for the test file, started and logged in before its tests, stopped after them. */
+export function useLoggedInController(): LoggedIn {
+  const ctx = {
+    call: (method: string, path: string, body?: unknown) => ctx.h.http(method, path, { session: ctx.session, body }),
+  } as LoggedIn;
+  beforeAll(async () => {
+    ctx.h = await startHarness();
+    ctx.session = await ctx.h.login();
+  });
+  afterAll(() => ctx.h.stop());
+  return ctx;
 }

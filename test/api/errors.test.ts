@@ -1,32 +1,25 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../api/body.js';
-import { startHarness, type Harness } from '../harness.js';
+import { FAILED, startHarness, useLoggedInController } from '../harness.js';
 
-let h: Harness;
-let session: string;
-beforeAll(async () => {
-  h = await startHarness();
-  session = await h.login();
-});
-afterAll(() => h.stop());
+const ctx = useLoggedInController();
 
-const failed = { success: false, cause: expect.stringMatching(/\w/) };
 
 test('/v1/system_state and /v1/messages answer the idle shapes of 2.13 and 2.14', async () => {
-  const state = await h.http('GET', '/v1/system_state', { session });
+  const state = await ctx.h.http('GET', '/v1/system_state', { session: ctx.session });
   expect([state.status, state.json]).toEqual([
     200,
     { systemState: 'idle', connectionState: 'no_vehicle_connected', authState: 'not_authorized_for_charging', ocppState: 'available', type2State: 'a' },
   ]);
   expect(state.headers['content-type']).toMatch(/^application\/json/);
-  const messages = await h.http('GET', '/v1/messages', { session });
+  const messages = await ctx.h.http('GET', '/v1/messages', { session: ctx.session });
   expect([messages.status, messages.json]).toEqual([200, { messages: [] }]);
 });
 
 test('unknown paths: 404 OperationFailed (with a session), also outside /v1', async () => {
   for (const path of ['/v1/nothing', '/v1/users/a/b', '/v2/users', '/', '/v1/users/']) {
-    const res = await h.http('GET', path, { session });
-    expect([path, res.status, res.json]).toEqual([path, 404, failed]);
+    const res = await ctx.h.http('GET', path, { session: ctx.session });
+    expect([path, res.status, res.json]).toEqual([path, 404, FAILED]);
   }
 });
 
@@ -40,24 +33,24 @@ test('unsupported methods on known paths: 400 OperationFailed naming the support
     ['GET', '/v1/logout'],
     ['DELETE', '/v1/login'],
   ] as const) {
-    const res = await h.http(method, path, { session });
-    expect([method, path, res.status, res.json]).toEqual([method, path, 400, failed]);
+    const res = await ctx.h.http(method, path, { session: ctx.session });
+    expect([method, path, res.status, res.json]).toEqual([method, path, 400, FAILED]);
     expect(res.json.cause).toMatch(/use (GET|POST|PATCH|DELETE)/);
   }
 });
 
 test(`bodies over ${BODY_LIMIT_BYTES} bytes: 400, declared or chunked, and nothing stored`, async () => {
   const big = JSON.stringify({ k: 'v'.repeat(BODY_LIMIT_BYTES) });
-  const declared = await h.http('POST', '/v1/map', { session, rawBody: big });
-  expect([declared.status, declared.json]).toEqual([400, failed]);
+  const declared = await ctx.h.http('POST', '/v1/map', { session: ctx.session, rawBody: big });
+  expect([declared.status, declared.json]).toEqual([400, FAILED]);
   expect(declared.json.cause).toContain(String(BODY_LIMIT_BYTES));
-  const chunked = await h.http('POST', '/v1/map', { session, rawBody: big, headers: { 'transfer-encoding': 'chunked' } });
-  expect([chunked.status, chunked.json]).toEqual([400, failed]);
-  expect((await h.http('GET', '/v1/map', { session })).json).toEqual({});
+  const chunked = await ctx.h.http('POST', '/v1/map', { session: ctx.session, rawBody: big, headers: { 'transfer-encoding': 'chunked' } });
+  expect([chunked.status, chunked.json]).toEqual([400, FAILED]);
+  expect((await ctx.h.http('GET', '/v1/map', { session: ctx.session })).json).toEqual({});
 });
 
 test('HEAD on a GET endpoint answers its status without a body', async () => {
-  const res = await h.http('HEAD', '/v1/system_state', { session });
+  const res = await ctx.h.http('HEAD', '/v1/system_state', { session: ctx.session });
   expect([res.status, res.text]).toEqual([200, '']);
 });
 
@@ -67,7 +60,7 @@ test('an internal fault (the database gone) answers 500 OperationFailed, is logg
     const s = await broken.login();
     await broken.controller.database.close();
     const res = await broken.http('GET', '/v1/users', { session: s });
-    expect([res.status, res.json]).toEqual([500, failed]);
+    expect([res.status, res.json]).toEqual([500, FAILED]);
     expect(res.json.cause).not.toMatch(/sqlite|libsql|stack|at /i);
     expect(broken.logs.join('')).toContain('"msg":"unexpected error"');
     expect((await broken.http('GET', '/v1/system_state', { session: s })).status).toBe(200);

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { beforeEach, expect, test } from 'vitest';
 import { KV_MAX_PAIRS } from '../../services/kv-store.js';
-import { startHarness, type Harness } from '../harness.js';
+import { FAILED, useLoggedInController } from '../harness.js';
 
-let h: Harness;
-let session: string;
-beforeAll(async () => {
-  h = await startHarness();
-  session = await h.login();
-});
-afterAll(() => h.stop());
+const ctx = useLoggedInController();
 beforeEach(async () => {
   for (const key of Object.keys((await call('GET', '/v1/map')).json)) await call('DELETE', `/v1/map/${encodeURIComponent(key)}`);
 });
 
-const call = (method: string, path: string, body?: unknown) => h.http(method, path, { session, body });
+const call = ctx.call;
 const all = async () => (await call('GET', '/v1/map')).json;
-const failed = { success: false, cause: expect.stringMatching(/\w/) };
 
 test('POST 201 without body, GET all and one, PATCH 200, DELETE 204', async () => {
   const created = await call('POST', '/v1/map', JSON.parse('{"colour":"blue","a/b c":"slash","__proto__":"proto"}'));
@@ -38,14 +31,14 @@ test('POST 201 without body, GET all and one, PATCH 200, DELETE 204', async () =
 test('POST: a key that exists is 409 and nothing of the request is added', async () => {
   await call('POST', '/v1/map', { taken: '1' });
   const res = await call('POST', '/v1/map', { fresh: '2', taken: '3' });
-  expect([res.status, res.json]).toEqual([409, failed]);
+  expect([res.status, res.json]).toEqual([409, FAILED]);
   expect(await all()).toEqual({ taken: '1' });
 });
 
 test('PATCH: a missing key is 404 and nothing is changed', async () => {
   await call('POST', '/v1/map', { here: '1' });
   const res = await call('PATCH', '/v1/map', { here: '2', absent: '3' });
-  expect([res.status, res.json]).toEqual([404, failed]);
+  expect([res.status, res.json]).toEqual([404, FAILED]);
   expect(await all()).toEqual({ here: '1' });
 });
 
@@ -67,14 +60,14 @@ test('limits: key 256, value 1000 characters; longer or wrong types are 400 and 
     42,
   ]) {
     const res = await call('POST', '/v1/map', body);
-    expect([body, res.status, res.json]).toEqual([body, 400, failed]);
+    expect([body, res.status, res.json]).toEqual([body, 400, FAILED]);
   }
   for (const body of [{ [k256]: 'v'.repeat(1001) }, { [k256]: 5 }, {}, []]) {
     const res = await call('PATCH', '/v1/map', body);
-    expect([res.status, res.json]).toEqual([400, failed]);
+    expect([res.status, res.json]).toEqual([400, FAILED]);
   }
   expect((await call('POST', '/v1/map')).status).toBe(400);
-  expect((await h.http('POST', '/v1/map', { session, rawBody: '{"a": "b",}' })).status).toBe(400);
+  expect((await ctx.h.http('POST', '/v1/map', { session: ctx.session, rawBody: '{"a": "b",}' })).status).toBe(400);
   expect((await call('GET', `/v1/map/${'k'.repeat(257)}`)).status).toBe(400);
   expect(await all()).toEqual(before);
 });
@@ -83,7 +76,7 @@ test(`at most ${KV_MAX_PAIRS} pairs: a request that would exceed it is 400 and a
   const pairs = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
   expect((await call('POST', '/v1/map', pairs(KV_MAX_PAIRS - 2, 'a'))).status).toBe(201);
   const over = await call('POST', '/v1/map', pairs(3, 'b'));
-  expect([over.status, over.json]).toEqual([400, failed]);
+  expect([over.status, over.json]).toEqual([400, FAILED]);
   expect(Object.keys(await all()).length).toBe(KV_MAX_PAIRS - 2);
   expect((await call('POST', '/v1/map', pairs(2, 'c'))).status).toBe(201);
   expect((await call('POST', '/v1/map', pairs(KV_MAX_PAIRS + 1, 'd'))).status).toBe(400);

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startHarness, type Harness } from '../harness.js';
+import { expect, test } from 'vitest';
+import { FAILED, useLoggedInController } from '../harness.js';
 
-let h: Harness;
-let session: string;
-beforeAll(async () => {
-  h = await startHarness();
-  session = await h.login();
-});
-afterAll(() => h.stop());
+const ctx = useLoggedInController();
 
-const call = (method: string, path: string, body?: unknown) => h.http(method, path, { session, body });
-const failed = { success: false, cause: expect.stringMatching(/\w/) };
+const call = ctx.call;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 test('create, read, list, rename, delete', async () => {
@@ -45,11 +38,11 @@ test('names are 1 to 255 characters (code points)', async () => {
   expect((await call('POST', '/v1/users', { userName: '😀'.repeat(255) })).status).toBe(201);
   for (const userName of ['', 'x'.repeat(256), '😀'.repeat(256), 'tab\there', 42, null]) {
     const res = await call('POST', '/v1/users', { userName });
-    expect([res.status, res.json]).toEqual([400, failed]);
+    expect([res.status, res.json]).toEqual([400, FAILED]);
   }
   expect((await call('POST', '/v1/users', {})).status).toBe(400);
   expect((await call('POST', '/v1/users')).status).toBe(400);
-  expect((await h.http('POST', '/v1/users', { session, rawBody: '{"userName": "x"' })).status).toBe(400);
+  expect((await ctx.h.http('POST', '/v1/users', { session: ctx.session, rawBody: '{"userName": "x"' })).status).toBe(400);
 });
 
 test('invalid UUID in the path: 400; unknown user: 404; nothing changes on errors', async () => {
@@ -57,9 +50,9 @@ test('invalid UUID in the path: 400; unknown user: 404; nothing changes on error
   const before = (await call('GET', '/v1/users')).text;
   for (const method of ['GET', 'PATCH', 'DELETE']) {
     const bad = await call(method, '/v1/users/not-a-uuid', { userName: 'x' });
-    expect([method, bad.status, bad.json]).toEqual([method, 400, failed]);
+    expect([method, bad.status, bad.json]).toEqual([method, 400, FAILED]);
     const unknown = await call(method, '/v1/users/00000000-0000-4000-8000-000000000000', { userName: 'x' });
-    expect([method, unknown.status, unknown.json]).toEqual([method, 404, failed]);
+    expect([method, unknown.status, unknown.json]).toEqual([method, 404, FAILED]);
   }
   const badRename = await call('PATCH', `/v1/users/${json.userId}`, { userName: '' });
   expect(badRename.status).toBe(400);

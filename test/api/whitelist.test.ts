@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { beforeAll, beforeEach, expect, test } from 'vitest';
 import { WHITELIST_CAPACITY } from '../../services/whitelist.js';
-import { startHarness, type Harness } from '../harness.js';
+import { FAILED, useLoggedInController } from '../harness.js';
 
-let h: Harness;
-let session: string;
 let userId: string;
+const ctx = useLoggedInController();
 beforeAll(async () => {
-  h = await startHarness();
-  session = await h.login();
-  userId = (await h.http('POST', '/v1/users', { session, body: { userName: 'Owner' } })).json.userId;
+  userId = (await ctx.h.http('POST', '/v1/users', { session: ctx.session, body: { userName: 'Owner' } })).json.userId;
 });
-afterAll(() => h.stop());
 beforeEach(async () => {
   await call('POST', '/v1/whitelist', { type: 'local', command: 'clear' });
 });
 
-const call = (method: string, path: string, body?: unknown) => h.http(method, path, { session, body });
+const call = ctx.call;
 const list = async () => (await call('GET', '/v1/whitelist?type=local')).json.tags;
 const add = (tags: unknown[]) => call('POST', '/v1/whitelist', { type: 'local', command: 'add', tags });
-const failed = { success: false, cause: expect.stringMatching(/\w/) };
 
 test('add with every field, list, edit, delete', async () => {
   const full = { id: '04A1B2C3', tagType: 'RFID', number: 7, name: 'Card 7', userid: userId, priority: 'HIGH' };
@@ -45,7 +40,7 @@ test('clear removes every entry', async () => {
 test('GET needs type=local', async () => {
   for (const q of ['', '?type=remote', '?type=']) {
     const res = await call('GET', `/v1/whitelist${q}`);
-    expect([q, res.status, res.json]).toEqual([q, 400, failed]);
+    expect([q, res.status, res.json]).toEqual([q, 400, FAILED]);
   }
 });
 
@@ -72,7 +67,7 @@ test('invalid commands and entries: 400, nothing changes', async () => {
     [],
   ]) {
     const res = await call('POST', '/v1/whitelist', body);
-    expect([body, res.status, res.json]).toEqual([body, 400, failed]);
+    expect([body, res.status, res.json]).toEqual([body, 400, FAILED]);
   }
   expect(await list()).toEqual(before);
 });
@@ -90,7 +85,7 @@ test('adding an id that exists: 400 naming it; editing one that does not: 404', 
 
 test('a userid must name an existing user: 404, nothing added', async () => {
   const res = await add([{ id: 'ok-1' }, { id: 'ok-2', userid: '00000000-0000-4000-8000-000000000000' }]);
-  expect([res.status, res.json]).toEqual([404, failed]);
+  expect([res.status, res.json]).toEqual([404, FAILED]);
   expect(await list()).toEqual([]);
 });
 
@@ -98,18 +93,18 @@ test(`the whitelist holds at most ${WHITELIST_CAPACITY} entries`, async () => {
   const tags = Array.from({ length: WHITELIST_CAPACITY }, (_, i) => ({ id: `T${i}` }));
   expect((await add(tags)).status).toBe(200);
   const over = await add([{ id: 'one-more' }]);
-  expect([over.status, over.json]).toEqual([400, failed]);
+  expect([over.status, over.json]).toEqual([400, FAILED]);
   expect((await list()).length).toBe(WHITELIST_CAPACITY);
 });
 
 test('DELETE: unknown id 404 and nothing deleted; missing or long parameters 400', async () => {
   await add([{ id: 'a' }, { id: 'b' }]);
   const unknown = await call('DELETE', '/v1/whitelist?type=local&ids=a,zzz');
-  expect([unknown.status, unknown.json]).toEqual([404, failed]);
+  expect([unknown.status, unknown.json]).toEqual([404, FAILED]);
   expect((await list()).map((t: { id: string }) => t.id)).toEqual(['a', 'b']);
   for (const q of ['', '?type=local', '?ids=a', '?type=nope&ids=a', '?type=local&ids=', '?type=local&ids=a,,b', `?type=local&ids=${'a'.repeat(1001)}`]) {
     const res = await call('DELETE', `/v1/whitelist${q}`);
-    expect([q, res.status, res.json]).toEqual([q, 400, failed]);
+    expect([q, res.status, res.json]).toEqual([q, 400, FAILED]);
   }
   expect((await list()).length).toBe(2);
 });
