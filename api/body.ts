@@ -5,7 +5,7 @@ import { invalid } from '../services/errors.js';
 /** Largest request body accepted (bytes): a full key/value store (1000 × 1256 characters) fits in one request. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
-export type BodyProblem = 'empty' | 'too-large' | 'invalid-json';
+export type BodyProblem = 'empty' | 'too-large' | 'invalid-json' | 'bad-text';
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; problem: BodyProblem; detail: string };
 
@@ -34,11 +34,36 @@ export async function readJson(c: Context, limit = BODY_LIMIT_BYTES): Promise<Bo
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
   if (text.trim() === '') return { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text);
   } catch (err) {
     return { ok: false, problem: 'invalid-json', detail: `The request body is not valid JSON (${(err as Error).message})` };
   }
+  const bad = findUnstorableText(value);
+  if (bad !== null) return { ok: false, problem: 'bad-text', detail: `The request body is invalid: ${bad}` };
+  return { ok: true, value };
+}
+
+/**
+ * Text the database cannot keep as sent: a NUL character (SQLite text ends there) or a lone UTF-16 surrogate
+ * (not Unicode; it would be stored as U+FFFD). Every string of the body, member names included, is checked, so no
+ * endpoint can store text that reads back differently. Iterative: nesting depth cannot overflow the stack.
+ */
+function findUnstorableText(root: unknown): string | null {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return 'text must not contain the NUL character (\\u0000)';
+      if (!value.isWellFormed()) return 'text must be valid Unicode (it contains a lone surrogate)';
+    } else if (Array.isArray(value)) {
+      stack.push(...value);
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, member] of Object.entries(value)) stack.push(key, member);
+    }
+  }
+  return null;
 }
 
 /** The body as JSON for the OperationFailed endpoints: any problem is a 400 with its cause. */

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AppEnv } from './app.js';
@@ -10,10 +11,30 @@ export interface HttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Requests Node's HTTP parser refuses before they reach the app (a request line or headers over its 16 KiB limit,
+ * broken framing) get the spec's 400 with an OperationFailed body instead of Node's bare 431/400.
+ */
+function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const cause =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line or headers are too large (over 16 KiB); shorten the path or query'
+      : 'Malformed HTTP request';
+  const body = JSON.stringify({ success: false, cause });
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Serves the app over HTTP on `host:port`; resolves once listening. */
 export function listen(app: Hono<AppEnv>, port: number, host: string): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    server.on('clientError', answerMalformedRequest);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

@@ -38,6 +38,8 @@ const DURATION_S = 10;
 const RSS_SAMPLE_MS = 100;
 const LISTEN_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
+/** Above this (cores, on average), other processes on the machine disturbed a load run: the report says so. */
+const OTHER_CPU_WARN_CORES = 0.1;
 /** Hard stop of the whole bench, whatever hangs. */
 const WATCHDOG_MS = 115_000;
 
@@ -229,11 +231,37 @@ async function login(base: string): Promise<string> {
   return id;
 }
 
-/** A 2 s warm-up run (discarded), then the measured run. */
-async function load(autocannon: Autocannon, url: string, headers: Record<string, string>): Promise<{ warmup: AutocannonResult; run: AutocannonResult }> {
+/** A load run: the discarded warm-up, the measured run, and who used the CPU during the measured run. */
+interface Load {
+  warmup: AutocannonResult;
+  run: AutocannonResult;
+  /** CPU seconds of the server process, of this process (autocannon), of everything else on the machine. */
+  cpu: { server: number; bench: number; other: number };
+}
+
+/** CPU seconds (user + system) `pid` used so far, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function processCpuS(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds (user + nice + system) the whole machine used so far, from /proc/stat. */
+function machineCpuS(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  return (Number(fields[1]) + Number(fields[2]) + Number(fields[3])) / 100;
+}
+
+/** A 2 s warm-up run (discarded), then the measured run against the server process `pid`. */
+async function load(autocannon: Autocannon, pid: number, url: string, headers: Record<string, string>): Promise<Load> {
   const warmup = await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers });
+  const [server0, machine0, bench0] = [processCpuS(pid), machineCpuS(), process.cpuUsage()];
   const run = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  return { warmup, run };
+  const server = processCpuS(pid) - server0;
+  const benchUsage = process.cpuUsage(bench0);
+  const bench = (benchUsage.user + benchUsage.system) / 1e6;
+  const other = Math.max(0, machineCpuS() - machine0 - server - bench);
+  return { warmup, run, cpu: { server, bench, other } };
 }
 
 // ---- report ----
@@ -307,9 +335,9 @@ async function bench(root: string): Promise<boolean> {
     rssMax = Math.max(rssMax, rssMB(controller.pid));
   }, RSS_SAMPLE_MS);
   const linesBefore = controller.lines();
-  let ctl: Awaited<ReturnType<typeof load>>;
+  let ctl: Load;
   try {
-    ctl = await load(autocannon, `${base}${PATH}`, headers);
+    ctl = await load(autocannon, controller.pid, `${base}${PATH}`, headers);
   } finally {
     clearInterval(sampler);
   }
@@ -322,7 +350,7 @@ async function bench(root: string): Promise<boolean> {
   await bare.listening;
   const check = await getJson(`http://${HOST}:${barePort}${PATH}`);
   if (check.status !== 200 || check.text !== state.text) throw new Error(`bare server answers ${check.status} ${check.text}`);
-  const bareRes = await load(autocannon, `http://${HOST}:${barePort}${PATH}`, {});
+  const bareRes = await load(autocannon, bare.pid, `http://${HOST}:${barePort}${PATH}`, {});
 
   // 5. Report.
   const c = ctl.run;
@@ -335,6 +363,9 @@ async function bench(root: string): Promise<boolean> {
   const mb = (v: number) => `${v.toFixed(1)} MB`;
   const reqs = (r: AutocannonResult) => `${r.requests.average.toFixed(0)} req/s`;
   const lat = (r: AutocannonResult) => `${r.latency.p50} / ${r.latency.p99} ms`;
+  const cpuPerRequest = (l: Load) => ((l.cpu.server * 1e6) / Math.max(1, l.run['2xx'] + l.run.non2xx)).toFixed(1);
+  const cores = (l: Load) => [l.cpu.server, l.cpu.bench, l.cpu.other].map((s) => (s / l.run.duration).toFixed(2)).join(' / ');
+  const otherCores = Math.max(ctl.cpu.other / c.duration, bareRes.cpu.other / b.duration);
 
   const rows: Row[] = [
     { figure: 'throughput ratio controller/bare', measured: ratio.toFixed(2), target: `>= ${TARGET.ratio}`, pass: ratio >= TARGET.ratio },
@@ -360,12 +391,18 @@ async function bench(root: string): Promise<boolean> {
     { figure: 'bare latency p50 / p99', measured: lat(b) },
     { figure: 'bare non-2xx / errors', measured: `${b.non2xx + bareRes.warmup.non2xx} / ${b.errors + bareRes.warmup.errors}` },
     { figure: 'controller log lines during load', measured: String(logLines) },
+    { figure: 'server CPU per request, controller / bare', measured: `${cpuPerRequest(ctl)} / ${cpuPerRequest(bareRes)} µs` },
+    { figure: 'CPU cores server / bench / other, controller', measured: cores(ctl) },
+    { figure: 'CPU cores server / bench / other, bare', measured: cores(bareRes) },
   ];
   console.log(
     `bench: GET ${PATH}, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s, node ${process.version}; ` +
       `starts ${startMs.map((v) => v.toFixed(0)).join(', ')} ms\n`,
   );
   printTable(rows);
+  if (otherCores > OTHER_CPU_WARN_CORES) {
+    console.log(`\nnote: other processes used up to ${otherCores.toFixed(2)} CPU cores during the load runs; throughput and latency are disturbed`);
+  }
   const ok = rows.every((r) => r.pass !== false);
   console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
 

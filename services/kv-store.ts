@@ -29,6 +29,7 @@ export function parsePairs(body: unknown): Pairs {
   for (const [key, value] of entries) {
     const k = JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key);
     if (charCount(key) === 0) problems.push('a key is empty');
+    else if (key === '.' || key === '..') problems.push(`key ${k} cannot be addressed in a URL path (/v1/map/{key})`);
     else if (charCount(key) > KV_MAX_KEY_LENGTH) problems.push(`key ${k} is longer than ${KV_MAX_KEY_LENGTH} characters`);
     if (typeof value !== 'string') problems.push(`the value of ${k} is not a string`);
     else if (charCount(value) > KV_MAX_VALUE_LENGTH) problems.push(`the value of ${k} is longer than ${KV_MAX_VALUE_LENGTH} characters`);

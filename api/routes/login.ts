@@ -8,7 +8,7 @@ import { Login } from '../schemas.js';
 /** Login bodies are two short strings; anything larger is refused with 1011. */
 export const LOGIN_BODY_LIMIT_BYTES = 4096;
 
-const PROBLEM_CODES = { empty: 1012, 'too-large': 1011, 'invalid-json': 1007 } as const;
+const PROBLEM_CODES = { empty: 1012, 'too-large': 1011, 'invalid-json': 1007, 'bad-text': 1008 } as const;
 
 /** Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. */
 export function loginRoutes(app: Hono<AppEnv>, { sessions }: AppDeps): void {

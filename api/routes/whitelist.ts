@@ -3,7 +3,7 @@ import { resource, type AppContext, type AppDeps, type AppEnv } from '../app.js'
 import { jsonBody, parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { TagId, WhitelistCommand, WhitelistDeleteBody } from '../schemas.js';
-import { invalid } from '../../services/errors.js';
+import { charCount, invalid } from '../../services/errors.js';
 
 /** Spec 8: the `ids` query of DELETE /whitelist, commas included. */
 export const IDS_QUERY_LIMIT = 1000;
@@ -19,7 +19,7 @@ async function idsToDelete(c: AppContext): Promise<string[]> {
   const ids = c.req.query('ids');
   if (ids !== undefined) {
     requireLocalType(c);
-    if (ids.length > IDS_QUERY_LIMIT) throw invalid(`The query parameter ids is longer than ${IDS_QUERY_LIMIT} characters`);
+    if (charCount(ids) > IDS_QUERY_LIMIT) throw invalid(`The query parameter ids is longer than ${IDS_QUERY_LIMIT} characters`);
     const list = ids.split(',');
     list.forEach((id) => parseWith(TagId, id, 'The query parameter ids'));
     return list;
