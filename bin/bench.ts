@@ -10,6 +10,8 @@
  * - GET /v1/system_state with a logged-in session under autocannon (32 connections, 2 s warm-up, then 10 s):
  *   p99 latency (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono handler on
  *   @hono/node-server returning the same JSON body (target >= 0.8).
+ * Also reports each server's CPU time per request and how the CPU was shared (server / this process, which runs
+ * autocannon / everything else), so a run disturbed by other processes on the machine shows as such.
  *
  * The bare server is this same file run with `--bare` (port and body from BENCH_PORT and BENCH_BODY). Prints one
  * table; exits 0 when every target passes, 1 otherwise (also on any failure of the bench itself).
@@ -88,7 +90,9 @@ const loadAutocannon = (): Autocannon => require('autocannon') as Autocannon;
 /** The baseline: a bare Hono app on @hono/node-server answering GET /v1/system_state with BENCH_BODY. */
 function runBareServer(): void {
   const port = Number(process.env.BENCH_PORT);
-  const state = JSON.parse(process.env.BENCH_BODY ?? 'null') as Record<string, unknown>;
+  const body = process.env.BENCH_BODY;
+  if (!Number.isInteger(port) || port <= 0 || body === undefined) throw new Error('bare server: set BENCH_PORT and BENCH_BODY');
+  const state = JSON.parse(body) as Record<string, unknown>;
   const app = new Hono();
   app.get(PATH, (c) => c.json(state));
   serve({ fetch: app.fetch, port, hostname: HOST }, (info) => {
@@ -100,7 +104,6 @@ function runBareServer(): void {
 // ---- child processes ----
 
 interface Child {
-  readonly name: string;
   readonly pid: number;
   /** Milliseconds from spawn to the "listening on" line; rejects on timeout or early exit. */
   readonly listening: Promise<number>;
@@ -125,6 +128,17 @@ function isListeningLine(line: string): boolean {
 function spawnChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): Child {
   const started = performance.now();
   const proc = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let spawnError: Error | undefined;
+  const exited = new Promise<void>((resolve) => {
+    proc.once('error', (err) => {
+      spawnError = err;
+      resolve();
+    });
+    proc.once('exit', () => {
+      children.delete(proc);
+      resolve();
+    });
+  });
   if (proc.pid === undefined) throw new Error(`${name}: spawn failed`);
   children.add(proc);
 
@@ -148,13 +162,6 @@ function spawnChild(name: string, script: string, args: string[], env: NodeJS.Pr
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
   });
 
-  const exited = new Promise<void>((resolve) => {
-    proc.once('exit', () => {
-      children.delete(proc);
-      resolve();
-    });
-  });
-
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name}: no "listening on" line within ${LISTEN_TIMEOUT_MS} ms`)), LISTEN_TIMEOUT_MS);
     onListening = (ms) => {
@@ -163,13 +170,13 @@ function spawnChild(name: string, script: string, args: string[], env: NodeJS.Pr
     };
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited (code ${proc.exitCode}, signal ${proc.signalCode}) before listening${stderrTail ? `:\n${stderrTail}` : ''}`));
+      const why = spawnError ? spawnError.message : `exited (code ${proc.exitCode}, signal ${proc.signalCode})`;
+      reject(new Error(`${name}: ${why} before listening${stderrTail ? `:\n${stderrTail}` : ''}`));
     });
   });
   listening.catch(() => undefined); // observed by the caller; avoid an unhandled rejection after a stop
 
   return {
-    name,
     pid: proc.pid,
     listening,
     lines: () => lineCount,
