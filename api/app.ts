@@ -1,5 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+import { METHODS, type IncomingMessage } from 'node:http';
 import { Hono, type Context, type Handler } from 'hono';
+import { getPath } from 'hono/utils/url';
 import type { Session } from '../machines/session.js';
 import type { ChargePoint } from '../services/charge-point.js';
 import type { KeyValueStore } from '../services/kv-store.js';
@@ -45,50 +46,88 @@ export function clientAddress(c: AppContext): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
-/** Registers a path's handlers, and a 400 naming the supported methods for every other method on that path. */
-export function resource(app: Hono<AppEnv>, path: string, handlers: Partial<Record<Method, AppHandler>>): void {
-  const methods = Object.keys(handlers) as Method[];
-  for (const method of methods) app.on(method, path, handlers[method]!);
-  app.all(path, (c) => {
-    throw invalid(`Method ${c.req.method} is not supported on ${c.req.path}; use ${methods.join(' or ')}`);
-  });
+/** Registers the endpoints of one path. */
+export interface Router {
+  /**
+   * Registers a path's handlers, and a 400 naming the supported methods for every other method on that path. Every
+   * handler first checks the session (spec 5 item 1), unless the path is `public` (only /v1/login).
+   */
+  resource(path: string, handlers: Partial<Record<Method, AppHandler>>, opts?: { public?: boolean }): void;
 }
 
+/** A fetch handler: the app's request → response, as every transport calls it. */
+export type Fetch = (request: Request, env?: Bindings) => Response | Promise<Response>;
+
 /**
- * The API application, shared by every transport: HTTP serves it through @hono/node-server, NFC through `app.fetch`
- * with its own bindings.
+ * The API application, shared by every transport: HTTP serves it through @hono/node-server, NFC through `fetch`
+ * with its own bindings. The session check runs inside each endpoint's one handler (no middleware chain), so a
+ * synchronous endpoint answers synchronously.
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const respond = (err: unknown, c: AppContext) =>
+    errorResponse(err, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unexpected error'));
 
-  app.use(async (c, next) => {
-    const started = performance.now();
-    await next();
-    deps.logger.info(
-      { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 },
-      'request',
-    );
-  });
-
-  // Every endpoint but GET/POST /v1/login needs a valid session (spec 5 item 1).
-  app.use('/v1/*', async (c, next) => {
-    if (c.req.path === '/v1/login') return next();
+  const requireSession = (c: AppContext): void => {
     const verdict = deps.sessions.authenticate(c.req.header('authorization'), clientAddress(c));
     if ('code' in verdict) throw new SessionError(verdict.code);
     c.set('session', verdict.session);
-    return next();
-  });
+  };
 
-  loginRoutes(app, deps);
-  userRoutes(app, deps);
-  whitelistRoutes(app, deps);
-  mapRoutes(app, deps);
-  transactionRoutes(app, deps);
-  stateRoutes(app, deps);
+  const router: Router = {
+    resource(path, handlers, { public: isPublic = false } = {}) {
+      const guarded = (handler: AppHandler): AppHandler =>
+        isPublic
+          ? handler
+          : (c, next) => {
+              requireSession(c);
+              return handler(c, next);
+            };
+      const methods = Object.keys(handlers) as Method[];
+      for (const method of methods) app.on(method, path, guarded(handlers[method]!));
+      // Every other method gets its own handler (not `app.all`): each request then matches exactly one handler,
+      // which Hono runs without a middleware chain. HEAD is served by the GET handler.
+      const others = METHODS.filter((m) => m !== 'HEAD' && !(methods as string[]).includes(m));
+      app.on(
+        others,
+        path,
+        guarded((c) => {
+          throw invalid(`Method ${c.req.method} is not supported on ${c.req.path}; use ${methods.join(' or ')}`);
+        }),
+      );
+    },
+  };
 
+  loginRoutes(router, deps);
+  userRoutes(router, deps);
+  whitelistRoutes(router, deps);
+  mapRoutes(router, deps);
+  transactionRoutes(router, deps);
+  stateRoutes(router, deps);
+
+  // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {
-    throw notFound(`No endpoint ${c.req.path}; see the API overview in the README`);
+    try {
+      if (c.req.path.startsWith('/v1/')) requireSession(c);
+      throw notFound(`No endpoint ${c.req.path}; see the API overview in the README`);
+    } catch (err) {
+      return respond(err, c);
+    }
   });
-  app.onError((err, c) => errorResponse(err, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unexpected error')));
+  app.onError(respond);
   return app;
+}
+
+/** Wraps a fetch handler with the request log: one line per request with method, path, status and duration. */
+export function withRequestLog(fetch: Fetch, logger: Logger): Fetch {
+  return (request, env) => {
+    const started = performance.now();
+    const logged = (response: Response): Response => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      logger.info({ method: request.method, path: getPath(request), status: response.status, ms }, 'request');
+      return response;
+    };
+    const response = fetch(request, env);
+    return response instanceof Promise ? response.then(logged) : logged(response);
+  };
 }

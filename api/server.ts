@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
-import type { AppEnv } from './app.js';
+import type { Bindings, Fetch } from './app.js';
 
 export interface HttpServer {
   /** The port actually bound (differs from the requested one when that was 0). */
@@ -30,10 +29,10 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
   );
 }
 
-/** Serves the app over HTTP on `host:port`; resolves once listening. */
-export function listen(app: Hono<AppEnv>, port: number, host: string): Promise<HttpServer> {
+/** Serves the API over HTTP on `host:port`; resolves once listening. */
+export function listen(fetch: Fetch, port: number, host: string): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    const server = serve({ fetch: (request, env) => fetch(request, env as Bindings), port, hostname: host }) as Server;
     server.on('clientError', answerMalformedRequest);
     server.once('error', reject);
     server.once('listening', () => {

@@ -1,8 +1,8 @@
 /**
  * Performance bench of the controller process: `npm run bench`. Everything runs on 127.0.0.1.
  *
- * Measures, against the built controller (`dist/bin/controller.js`) run as a child process exactly as `npm start`
- * runs it (JSON request logging on, stdout drained through a pipe):
+ * Measures, against the built controller run as a child process exactly as `npm start` runs it (the command line
+ * of package.json's `start` script, JSON request logging on, stdout drained through a pipe):
  * - start time: from spawn to the "listening on" log line, once on a fresh data directory (creates and migrates
  *   the database) and four times as a restart on that same directory (median reported); target < 1 s each;
  * - resident memory (VmRSS from /proc) right after start and the maximum sampled every 100 ms under load;
@@ -124,10 +124,23 @@ function isListeningLine(line: string): boolean {
   }
 }
 
-/** Spawns `node <script> ...args` with exactly `env`, draining and counting its stdout lines. */
-function spawnChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): Child {
+/**
+ * `npm start`'s command line, from package.json (`node [options] <entry>`): the Node options and the entry script,
+ * so the bench runs the controller exactly as `npm start` does (the memory settings included).
+ */
+function startCommand(): { nodeOptions: string[]; entry: string } {
+  const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [command, ...words] = (scripts.start ?? '').trim().split(/\s+/);
+  const entryAt = words.findIndex((w) => !w.startsWith('-'));
+  if (command !== 'node' || entryAt < 0) throw new Error(`package.json scripts.start is not "node [options] <entry>": ${scripts.start}`);
+  return { nodeOptions: words.slice(0, entryAt), entry: join(root, words[entryAt]!) };
+}
+
+/** Spawns `node ...nodeArgs` with exactly `env`, draining and counting its stdout lines. */
+function spawnChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Child {
   const started = performance.now();
-  const proc = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let spawnError: Error | undefined;
   const exited = new Promise<void>((resolve) => {
     proc.once('error', (err) => {
@@ -300,7 +313,7 @@ function printTable(rows: Row[]): void {
 
 async function bench(root: string): Promise<boolean> {
   const script = fileURLToPath(import.meta.url);
-  const controllerScript = join(script, '..', 'controller.js');
+  const { nodeOptions, entry } = startCommand();
   const dataDir = join(root, 'data');
   const baseEnv = { PATH: process.env.PATH ?? '' };
   const controllerEnv = (port: number): NodeJS.ProcessEnv => ({
@@ -320,7 +333,7 @@ async function bench(root: string): Promise<boolean> {
   let port = 0;
   for (let i = 0; i < STARTS; i++) {
     port = await freePort();
-    const child = spawnChild(`controller start ${i + 1}`, controllerScript, [], controllerEnv(port));
+    const child = spawnChild(`controller start ${i + 1}`, [...nodeOptions, entry], controllerEnv(port));
     startMs.push(await child.listening);
     if (i < STARTS - 1) await child.stop();
     else controller = child;
@@ -353,7 +366,7 @@ async function bench(root: string): Promise<boolean> {
 
   // 4. The bare server, same load.
   const barePort = await freePort();
-  const bare = spawnChild('bare server', script, [BARE_FLAG], { ...baseEnv, BENCH_PORT: String(barePort), BENCH_BODY: state.text });
+  const bare = spawnChild('bare server', [...nodeOptions, script, BARE_FLAG], { ...baseEnv, BENCH_PORT: String(barePort), BENCH_BODY: state.text });
   await bare.listening;
   const check = await getJson(`http://${HOST}:${barePort}${PATH}`);
   if (check.status !== 200 || check.text !== state.text) throw new Error(`bare server answers ${check.status} ${check.text}`);

@@ -30,6 +30,8 @@ export interface Session {
   username: string;
   role: Role;
   address: string;
+  /** Time of the latest call with this session (the actor clock's milliseconds). */
+  lastActivityAt: number;
 }
 
 export type LoginOutcome = 'success' | 'invalid' | 'throttled';
@@ -43,6 +45,9 @@ export interface SessionContext {
   failures: number;
   /** Outcome of the latest LOGIN event, read by the sender right after sending it. */
   lastLogin: LoginOutcome | null;
+  /** The inactivity timer of state `active`: armed at `timerArmedAt`, fires at `timerDueAt`. */
+  timerArmedAt: number;
+  timerDueAt: number;
 }
 
 export type SessionEvent =
@@ -56,8 +61,10 @@ export type SessionEvent =
       address: string;
       /** A fresh id from a CSPRNG, used when the login succeeds. */
       sessionId: string;
+      /** The actor clock's time of the attempt. */
+      at: number;
     }
-  | { type: 'ACTIVITY'; sessionId: string }
+  | { type: 'ACTIVITY'; sessionId: string; at: number }
   | { type: 'LOGOUT'; sessionId: string };
 
 /**
@@ -82,7 +89,8 @@ const loginTransitions = [
 export const sessionMachine = setup({
   types: {} as { context: SessionContext; events: SessionEvent },
   delays: {
-    inactivity: SESSION_TIMEOUT_MS,
+    /** Until the inactivity deadline known when the timer was armed. */
+    inactivity: ({ context }) => context.timerDueAt - context.timerArmedAt,
     failureWindow: FAILURE_WINDOW_MS,
     lockout: LOCKOUT_MS,
   },
@@ -96,16 +104,28 @@ export const sessionMachine = setup({
       context.session !== null &&
       secretEquals(context.session.id, event.sessionId),
     lastAllowedFailure: ({ context }) => context.failures + 1 >= MAX_FAILED_LOGINS,
+    activeSinceTimerArmed: ({ context }) =>
+      context.session !== null && context.session.lastActivityAt + SESSION_TIMEOUT_MS > context.timerDueAt,
     loginsLocked: stateIn({ throttle: 'locked' }),
   },
   actions: {
     issueToken: assign({ token: ({ event }) => (event.type === 'TOKEN.ISSUE' ? event.token : null) }),
     spendToken: assign({ token: null }),
-    startSession: assign({
-      session: ({ event }) =>
-        event.type === 'LOGIN' && event.account
-          ? { id: event.sessionId, username: event.account.username, role: event.account.role, address: event.address }
-          : null,
+    startSession: assign(({ event }) => {
+      if (event.type !== 'LOGIN' || !event.account) return {};
+      const { sessionId: id, address, at } = event;
+      const { username, role } = event.account;
+      return { session: { id, username, role, address, lastActivityAt: at }, timerArmedAt: at, timerDueAt: at + SESSION_TIMEOUT_MS };
+    }),
+    recordActivity: assign({
+      session: ({ context, event }) =>
+        context.session && event.type === 'ACTIVITY'
+          ? { ...context.session, lastActivityAt: Math.max(context.session.lastActivityAt, event.at) }
+          : context.session,
+    }),
+    rearmInactivityTimer: assign({
+      timerArmedAt: ({ context }) => context.timerDueAt,
+      timerDueAt: ({ context }) => (context.session?.lastActivityAt ?? 0) + SESSION_TIMEOUT_MS,
     }),
     endSession: assign({ session: null }),
     recordOutcome: assign({ lastLogin: (_, params: { outcome: LoginOutcome }) => params.outcome }),
@@ -115,7 +135,7 @@ export const sessionMachine = setup({
 }).createMachine({
   id: 'session',
   type: 'parallel',
-  context: { token: null, session: null, failures: 0, lastLogin: null },
+  context: { token: null, session: null, failures: 0, lastLogin: null, timerArmedAt: 0, timerDueAt: 0 },
   on: {
     'TOKEN.ISSUE': { actions: 'issueToken' },
   },
@@ -125,10 +145,17 @@ export const sessionMachine = setup({
       states: {
         loggedOut: { on: { LOGIN: loginTransitions } },
         active: {
-          after: { inactivity: { target: 'expired' } },
+          // Calls only record their time; when the timer fires it re-arms for the rest of the 60 s after the
+          // latest call, or expires the session. (No timer is cancelled and re-created per request.)
+          after: {
+            inactivity: [
+              { guard: 'activeSinceTimerArmed', target: 'active', reenter: true, actions: 'rearmInactivityTimer' },
+              { target: 'expired' },
+            ],
+          },
           on: {
             LOGIN: loginTransitions,
-            ACTIVITY: { guard: 'isCurrentSession', target: 'active', reenter: true },
+            ACTIVITY: { guard: 'isCurrentSession', actions: 'recordActivity' },
             LOGOUT: { guard: 'isCurrentSession', target: 'loggedOut', actions: 'endSession' },
           },
         },
@@ -171,18 +198,20 @@ export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 export type SessionErrorCode = 1002 | 1003 | 1004 | 1005;
 
 /**
- * Checks a request's session id and client address against the snapshot: the session, or the spec 7.2 code.
- * A caller that gets a session sends ACTIVITY to restart the inactivity timer.
+ * Checks a request's session id and client address against the snapshot at time `now` (the actor clock): the
+ * session, or the spec 7.2 code. A session past its deadline counts as timed out even if its timer has not run yet.
+ * A caller that gets a session sends ACTIVITY to record the call.
  */
 export function checkSession(
   snapshot: SessionSnapshot,
   sessionId: string | undefined,
   address: string,
+  now: number,
 ): { session: Session } | { code: SessionErrorCode } {
   if (!sessionId) return { code: 1002 };
   const session = snapshot.context.session;
   if (!session || !secretEquals(session.id, sessionId)) return { code: 1003 };
-  if (snapshot.matches({ login: 'expired' })) return { code: 1004 };
+  if (snapshot.matches({ login: 'expired' }) || now >= session.lastActivityAt + SESSION_TIMEOUT_MS) return { code: 1004 };
   if (session.address !== address) return { code: 1005 };
   return { session };
 }

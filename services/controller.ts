@@ -1,7 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
-import type { Hono } from 'hono';
 import { createActor } from 'xstate';
-import { createApp, type AppEnv } from '../api/app.js';
+import { createApp, withRequestLog, type Fetch } from '../api/app.js';
 import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { controllerMachine, type SessionActor } from '../machines/controller.js';
@@ -15,16 +14,23 @@ import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
 import { createWhitelist, type Whitelist } from './whitelist.js';
 
-/** A timer source for the actors (xstate's SimulatedClock in tests). */
+/** Time for the actors: their timers and the current time in milliseconds (xstate's SimulatedClock in tests). */
 export interface Clock {
   setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
   clearTimeout(id: unknown): void;
+  now(): number;
 }
+
+const realClock: Clock = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+  now: () => Date.now(),
+};
 
 export interface ControllerOptions {
   config: Config;
   logger: Logger;
-  /** Drives every actor timer; the real timers by default. */
+  /** Drives every actor timer and session time; the real clock by default. */
   clock?: Clock;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
@@ -35,7 +41,8 @@ export interface ControllerOptions {
 export interface Controller {
   url: string;
   port: number;
-  app: Hono<AppEnv>;
+  /** The API as every transport calls it (request log included). */
+  fetch: Fetch;
   database: Database;
   accounts: Accounts;
   sessions: Sessions;
@@ -72,10 +79,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
     if (initial.generated) (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, initial.password);
   }
 
-  const root = createActor(controllerMachine, options.clock ? { clock: options.clock } : {});
+  const clock = options.clock ?? realClock;
+  const root = createActor(controllerMachine, { clock });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts);
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
 
   const services = {
     users: createUsers(database, now),
@@ -83,8 +91,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
-  const app = createApp({ ...services, sessions, chargePoint: idleChargePoint, logger });
-  const server = await listen(app, config.port, config.host);
+  const fetch = withRequestLog(createApp({ ...services, sessions, chargePoint: idleChargePoint, logger }).fetch, logger);
+  const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
 
@@ -92,7 +100,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   return {
     url,
     port: server.port,
-    app,
+    fetch,
     database,
     accounts,
     sessions,

@@ -1,6 +1,5 @@
-import type { Hono } from 'hono';
 import * as v from 'valibot';
-import { clientAddress, resource, type AppDeps, type AppEnv } from '../app.js';
+import { clientAddress, type AppDeps, type Router } from '../app.js';
 import { readJson } from '../body.js';
 import { noContent, SessionError } from '../errors.js';
 import { Login } from '../schemas.js';
@@ -11,8 +10,8 @@ export const LOGIN_BODY_LIMIT_BYTES = 4096;
 const PROBLEM_CODES = { empty: 1012, 'too-large': 1011, 'invalid-json': 1007, 'bad-text': 1008 } as const;
 
 /** Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. */
-export function loginRoutes(app: Hono<AppEnv>, { sessions }: AppDeps): void {
-  resource(app, '/v1/login', {
+export function loginRoutes(router: Router, { sessions }: AppDeps): void {
+  router.resource('/v1/login', {
     GET: (c) => c.json({ token: sessions.issueToken() }),
     POST: async (c) => {
       const body = await readJson(c, LOGIN_BODY_LIMIT_BYTES);
@@ -24,9 +23,9 @@ export function loginRoutes(app: Hono<AppEnv>, { sessions }: AppDeps): void {
       if (!result.ok) throw new SessionError(1001);
       return c.json({ logged_in: true, session: { id: result.sessionId } });
     },
-  });
+  }, { public: true });
 
-  resource(app, '/v1/logout', {
+  router.resource('/v1/logout', {
     POST: (c) => {
       sessions.logout(c.var.session.id);
       return noContent(c);

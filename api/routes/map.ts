@@ -1,5 +1,4 @@
-import type { Hono } from 'hono';
-import { resource, type AppContext, type AppDeps, type AppEnv } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../app.js';
 import { jsonBody } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { charCount, invalid } from '../../services/errors.js';
@@ -12,8 +11,8 @@ function keyParam(c: AppContext): string {
 }
 
 /** Spec 4.6: the generic key/value store. */
-export function mapRoutes(app: Hono<AppEnv>, { keyValues }: AppDeps): void {
-  resource(app, '/v1/map', {
+export function mapRoutes(router: Router, { keyValues }: AppDeps): void {
+  router.resource('/v1/map', {
     GET: async (c) => c.json(await keyValues.all()),
     POST: async (c) => {
       await keyValues.add(parsePairs(await jsonBody(c)));
@@ -25,7 +24,7 @@ export function mapRoutes(app: Hono<AppEnv>, { keyValues }: AppDeps): void {
     },
   });
 
-  resource(app, '/v1/map/:key', {
+  router.resource('/v1/map/:key', {
     GET: async (c) => c.json(await keyValues.get(keyParam(c))),
     DELETE: async (c) => {
       await keyValues.remove(keyParam(c));

@@ -1,6 +1,5 @@
-import type { Hono } from 'hono';
 import * as v from 'valibot';
-import { resource, type AppContext, type AppDeps, type AppEnv } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../app.js';
 import { parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { UtcDateTime } from '../schemas.js';
@@ -20,14 +19,14 @@ function rangeOf(c: AppContext): TimeRange {
 }
 
 /** Spec 4.3. */
-export function transactionRoutes(app: Hono<AppEnv>, { transactions, chargePoint }: AppDeps): void {
-  resource(app, '/v1/transactions', {
+export function transactionRoutes(router: Router, { transactions, chargePoint }: AppDeps): void {
+  router.resource('/v1/transactions', {
     GET: async (c) => c.json(await transactions.listCompleted(rangeOf(c))),
   });
-  resource(app, '/v1/transactions/summary', {
+  router.resource('/v1/transactions/summary', {
     GET: async (c) => c.json(await transactions.summary(rangeOf(c))),
   });
-  resource(app, '/v1/transactions/active', {
+  router.resource('/v1/transactions/active', {
     GET: (c) => (chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
   });
 }

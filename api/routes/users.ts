@@ -1,5 +1,4 @@
-import type { Hono } from 'hono';
-import { resource, type AppContext, type AppDeps, type AppEnv } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../app.js';
 import { jsonBody, parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { UserBody, Uuid } from '../schemas.js';
@@ -7,8 +6,8 @@ import { UserBody, Uuid } from '../schemas.js';
 const userIdParam = (c: AppContext) => parseWith(Uuid, c.req.param('userId'), 'The userId in the path');
 
 /** Spec 4.4. */
-export function userRoutes(app: Hono<AppEnv>, { users }: AppDeps): void {
-  resource(app, '/v1/users', {
+export function userRoutes(router: Router, { users }: AppDeps): void {
+  router.resource('/v1/users', {
     GET: async (c) => c.json({ users: await users.list() }),
     POST: async (c) => {
       const { userName } = parseWith(UserBody, await jsonBody(c));
@@ -16,7 +15,7 @@ export function userRoutes(app: Hono<AppEnv>, { users }: AppDeps): void {
     },
   });
 
-  resource(app, '/v1/users/:userId', {
+  router.resource('/v1/users/:userId', {
     GET: async (c) => c.json(await users.get(userIdParam(c))),
     PATCH: async (c) => {
       const userId = userIdParam(c);

@@ -1,5 +1,4 @@
-import type { Hono } from 'hono';
-import { resource, type AppContext, type AppDeps, type AppEnv } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../app.js';
 import { jsonBody, parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { TagId, WhitelistCommand, WhitelistDeleteBody } from '../schemas.js';
@@ -30,8 +29,8 @@ async function idsToDelete(c: AppContext): Promise<string[]> {
 }
 
 /** Spec 4.5, type `local` (pairing comes with the charge cycle). */
-export function whitelistRoutes(app: Hono<AppEnv>, { whitelist }: AppDeps): void {
-  resource(app, '/v1/whitelist', {
+export function whitelistRoutes(router: Router, { whitelist }: AppDeps): void {
+  router.resource('/v1/whitelist', {
     GET: async (c) => {
       requireLocalType(c);
       return c.json({ success: true, tags: await whitelist.list() });

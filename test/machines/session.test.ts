@@ -27,6 +27,7 @@ function start() {
       account: opts.account === undefined ? operator : opts.account,
       address: opts.address ?? '10.0.0.1',
       sessionId,
+      at: clock.now(),
     });
     return { outcome: actor.getSnapshot().context.lastLogin, sessionId };
   };
@@ -35,34 +36,34 @@ function start() {
 
 describe('login', () => {
   test('valid proof with the current token starts a session bound to the address', () => {
-    const { actor, login } = start();
+    const { actor, clock, login } = start();
     const { outcome, sessionId } = login();
     expect(outcome).toBe('success');
     expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({
-      session: { id: sessionId, username: 'operator', role: 'operator', address: '10.0.0.1' },
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({
+      session: { id: sessionId, username: 'operator', role: 'operator', address: '10.0.0.1', lastActivityAt: 0 },
     });
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.2')).toEqual({ code: 1005 });
-    expect(checkSession(actor.getSnapshot(), undefined, '10.0.0.1')).toEqual({ code: 1002 });
-    expect(checkSession(actor.getSnapshot(), 'other', '10.0.0.1')).toEqual({ code: 1003 });
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.2', clock.now())).toEqual({ code: 1005 });
+    expect(checkSession(actor.getSnapshot(), undefined, '10.0.0.1', clock.now())).toEqual({ code: 1002 });
+    expect(checkSession(actor.getSnapshot(), 'other', '10.0.0.1', clock.now())).toEqual({ code: 1003 });
   });
 
   test('the token is valid for one attempt only, whatever its outcome', () => {
-    const { actor, login } = start();
+    const { actor, clock, login } = start();
     actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
-    actor.send({ type: 'LOGIN', proof: loginProof('wrong', 'T'), account: operator, address: 'a', sessionId: 's1' });
+    actor.send({ type: 'LOGIN', proof: loginProof('wrong', 'T'), account: operator, address: 'a', sessionId: 's1', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
     // Same token again, now with the right password: refused, the token was spent.
-    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T'), account: operator, address: 'a', sessionId: 's2' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T'), account: operator, address: 'a', sessionId: 's2', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
     expect(login({ token: null }).outcome).toBe('invalid');
   });
 
   test('requesting a new token invalidates the previous one', () => {
-    const { actor } = start();
+    const { actor, clock } = start();
     actor.send({ type: 'TOKEN.ISSUE', token: 'first' });
     actor.send({ type: 'TOKEN.ISSUE', token: 'second' });
-    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'first'), account: operator, address: 'a', sessionId: 's' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'first'), account: operator, address: 'a', sessionId: 's', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
   });
 
@@ -73,25 +74,25 @@ describe('login', () => {
   });
 
   test('the proof is accepted in upper-case hex too', () => {
-    const { actor } = start();
+    const { actor, clock } = start();
     actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
-    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T').toUpperCase(), account: operator, address: 'a', sessionId: 's' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T').toUpperCase(), account: operator, address: 'a', sessionId: 's', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('success');
   });
 
   test('a new login replaces the previous session (one login at a time)', () => {
-    const { actor, login } = start();
+    const { actor, clock, login } = start();
     const first = login({ address: 'nfc' });
     const second = login({ address: '10.0.0.9' });
-    expect(checkSession(actor.getSnapshot(), first.sessionId, 'nfc')).toEqual({ code: 1003 });
-    expect(checkSession(actor.getSnapshot(), second.sessionId, '10.0.0.9')).toHaveProperty('session');
+    expect(checkSession(actor.getSnapshot(), first.sessionId, 'nfc', clock.now())).toEqual({ code: 1003 });
+    expect(checkSession(actor.getSnapshot(), second.sessionId, '10.0.0.9', clock.now())).toHaveProperty('session');
   });
 
   test('a failed login leaves the current session alone', () => {
-    const { actor, login } = start();
+    const { actor, clock, login } = start();
     const { sessionId } = login();
     login({ password: 'bad' });
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toHaveProperty('session');
   });
 });
 
@@ -99,33 +100,60 @@ describe('inactivity timeout', () => {
   test('the session expires 60 s after the last activity, and each activity restarts the 60 s', () => {
     const { actor, clock, login } = start();
     const { sessionId } = login();
-    clock.increment(SESSION_TIMEOUT_MS - 1);
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
-    actor.send({ type: 'ACTIVITY', sessionId });
-    clock.increment(SESSION_TIMEOUT_MS - 1);
+    const check = () => checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now());
+    clock.increment(SESSION_TIMEOUT_MS - 1); // t = 59 999
+    expect(check()).toHaveProperty('session');
+    actor.send({ type: 'ACTIVITY', sessionId, at: clock.now() });
+    // The simulated clock runs a timer with the time it was advanced to: step timer by timer.
+    clock.increment(1); // t = 60 000: the timer finds the activity and re-arms for 59 999 ms
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    clock.increment(SESSION_TIMEOUT_MS - 2); // t = 119 998
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    expect(check()).toHaveProperty('session');
+    clock.increment(1); // t = 119 999 = last activity + 60 s
+    expect(actor.getSnapshot().matches({ login: 'expired' })).toBe(true);
+    expect(check()).toEqual({ code: 1004 });
+  });
+
+  test('a session past its deadline is timed out for callers even before its timer has run', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    clock.increment(SESSION_TIMEOUT_MS / 2);
+    actor.send({ type: 'ACTIVITY', sessionId, at: clock.now() });
+    clock.increment(SESSION_TIMEOUT_MS + SESSION_TIMEOUT_MS / 2); // one coarse step past the first timer
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1004 });
+  });
+
+  test('activity recorded out of order never moves the deadline back', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    actor.send({ type: 'ACTIVITY', sessionId, at: 30_000 });
+    actor.send({ type: 'ACTIVITY', sessionId, at: 10_000 });
+    expect(actor.getSnapshot().context.session?.lastActivityAt).toBe(30_000);
+    clock.increment(SESSION_TIMEOUT_MS);
+    clock.increment(29_999);
     expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
     clock.increment(1);
     expect(actor.getSnapshot().matches({ login: 'expired' })).toBe(true);
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1004 });
   });
 
   test('activity with another id does not keep the session alive', () => {
     const { actor, clock, login } = start();
     const { sessionId } = login();
     clock.increment(SESSION_TIMEOUT_MS - 10);
-    actor.send({ type: 'ACTIVITY', sessionId: 'someone-else' });
+    actor.send({ type: 'ACTIVITY', sessionId: 'someone-else', at: clock.now() });
     clock.increment(10);
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1004 });
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1004 });
   });
 
   test('logout ends the session at once; the old id is then unknown', () => {
-    const { actor, login } = start();
+    const { actor, clock, login } = start();
     const { sessionId } = login();
     actor.send({ type: 'LOGOUT', sessionId: 'not-it' });
     expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
     actor.send({ type: 'LOGOUT', sessionId });
     expect(actor.getSnapshot().matches({ login: 'loggedOut' })).toBe(true);
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toEqual({ code: 1003 });
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1003 });
   });
 
   test('a login after expiry starts a fresh session', () => {
@@ -133,7 +161,7 @@ describe('inactivity timeout', () => {
     login();
     clock.increment(SESSION_TIMEOUT_MS);
     const { sessionId } = login();
-    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1')).toHaveProperty('session');
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toHaveProperty('session');
   });
 });
 
