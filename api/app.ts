@@ -1,6 +1,5 @@
 import { METHODS, type IncomingMessage } from 'node:http';
 import { Hono, type Context, type Handler } from 'hono';
-import { getPath } from 'hono/utils/url';
 import type { Session } from '../machines/session.js';
 import type { ChargePoint } from '../services/charge-point.js';
 import type { KeyValueStore } from '../services/kv-store.js';
@@ -116,18 +115,4 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.onError(respond);
   return app;
-}
-
-/** Wraps a fetch handler with the request log: one line per request with method, path, status and duration. */
-export function withRequestLog(fetch: Fetch, logger: Logger): Fetch {
-  return (request, env) => {
-    const started = performance.now();
-    const logged = (response: Response): Response => {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      logger.info({ method: request.method, path: getPath(request), status: response.status, ms }, 'request');
-      return response;
-    };
-    const response = fetch(request, env);
-    return response instanceof Promise ? response.then(logged) : logged(response);
-  };
 }

@@ -87,15 +87,26 @@ const loadAutocannon = (): Autocannon => require('autocannon') as Autocannon;
 
 // ---- bare server mode ----
 
-/** The baseline: a bare Hono app on @hono/node-server answering GET /v1/system_state with BENCH_BODY. */
-function runBareServer(): void {
+/**
+ * The baseline: a bare Hono app on @hono/node-server answering GET /v1/system_state with BENCH_BODY. With BENCH_LOG
+ * set, the controller's own request log (withRequestLog on createLogger's stdout) wraps it: the difference to the
+ * controller is then the session check, routing and the charge-point read alone.
+ */
+async function runBareServer(): Promise<void> {
   const port = Number(process.env.BENCH_PORT);
   const body = process.env.BENCH_BODY;
   if (!Number.isInteger(port) || port <= 0 || body === undefined) throw new Error('bare server: set BENCH_PORT and BENCH_BODY');
   const state = JSON.parse(body) as Record<string, unknown>;
   const app = new Hono();
   app.get(PATH, (c) => c.json(state));
-  serve({ fetch: app.fetch, port, hostname: HOST }, (info) => {
+  let fetch = app.fetch;
+  if (process.env.BENCH_LOG) {
+    // Loaded only here, so the plain baseline loads nothing of the controller.
+    const { withRequestLog } = await import('../api/request-log.js');
+    const { createLogger } = await import('../services/logger.js');
+    fetch = withRequestLog(app.fetch, await createLogger({ logLevel: 'info', logFormat: 'json' }));
+  }
+  serve({ fetch, port, hostname: HOST }, (info) => {
     process.stdout.write(`${JSON.stringify({ msg: `listening on http://${HOST}:${info.port}` })}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));
@@ -371,8 +382,20 @@ async function bench(root: string): Promise<boolean> {
   const check = await getJson(`http://${HOST}:${barePort}${PATH}`);
   if (check.status !== 200 || check.text !== state.text) throw new Error(`bare server answers ${check.status} ${check.text}`);
   const bareRes = await load(autocannon, bare.pid, `http://${HOST}:${barePort}${PATH}`, {});
+  await bare.stop();
 
-  // 5. Report.
+  // 5. The bare server with the controller's request log, same load (info only).
+  const loggedPort = await freePort();
+  const logged = spawnChild('bare server with request log', [...nodeOptions, script, BARE_FLAG], {
+    ...baseEnv,
+    BENCH_PORT: String(loggedPort),
+    BENCH_BODY: state.text,
+    BENCH_LOG: '1',
+  });
+  await logged.listening;
+  const loggedRes = await load(autocannon, logged.pid, `http://${HOST}:${loggedPort}${PATH}`, {});
+
+  // 6. Report.
   const c = ctl.run;
   const b = bareRes.run;
   const ratio = c.requests.average / b.requests.average;
@@ -407,11 +430,12 @@ async function bench(root: string): Promise<boolean> {
     },
     { figure: 'controller req/s', measured: reqs(c) },
     { figure: 'bare req/s', measured: reqs(b) },
+    { figure: 'bare + request log req/s (ratio controller/it)', measured: `${reqs(loggedRes.run)} (${(c.requests.average / loggedRes.run.requests.average).toFixed(2)})` },
     { figure: 'controller latency p50 / p99', measured: lat(c) },
     { figure: 'bare latency p50 / p99', measured: lat(b) },
     { figure: 'bare non-2xx / errors', measured: `${b.non2xx + bareRes.warmup.non2xx} / ${b.errors + bareRes.warmup.errors}` },
     { figure: 'controller log lines during load', measured: String(logLines) },
-    { figure: 'server CPU per request, controller / bare', measured: `${cpuPerRequest(ctl)} / ${cpuPerRequest(bareRes)} µs` },
+    { figure: 'server CPU per request, controller / bare / bare + log', measured: `${cpuPerRequest(ctl)} / ${cpuPerRequest(bareRes)} / ${cpuPerRequest(loggedRes)} µs` },
     { figure: 'CPU cores server / bench / other, controller', measured: cores(ctl) },
     { figure: 'CPU cores server / bench / other, bare', measured: cores(bareRes) },
   ];
@@ -426,7 +450,7 @@ async function bench(root: string): Promise<boolean> {
   const ok = rows.every((r) => r.pass !== false);
   console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
 
-  await Promise.all([bare.stop(), controller.stop()]);
+  await Promise.all([logged.stop(), controller.stop()]);
   return ok;
 }
 
@@ -466,5 +490,5 @@ function stopProcess(proc: ChildProcess): Promise<void> {
   });
 }
 
-if (process.argv[2] === BARE_FLAG) runBareServer();
+if (process.argv[2] === BARE_FLAG) await runBareServer();
 else void main();

@@ -1,6 +1,7 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { createActor } from 'xstate';
-import { createApp, withRequestLog, type Fetch } from '../api/app.js';
+import { createApp, type Fetch } from '../api/app.js';
+import { withRequestLog } from '../api/request-log.js';
 import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { controllerMachine, type SessionActor } from '../machines/controller.js';

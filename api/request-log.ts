@@ -1,0 +1,19 @@
+import { getPath } from 'hono/utils/url';
+import type { Logger } from '../services/logger.js';
+
+/** Wraps a fetch handler with the request log: one line per request with method, path, status and duration. */
+export function withRequestLog<E>(
+  fetch: (request: Request, env?: E) => Response | Promise<Response>,
+  logger: Logger,
+): (request: Request, env?: E) => Response | Promise<Response> {
+  return (request, env) => {
+    const started = performance.now();
+    const logged = (response: Response): Response => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      logger.info({ method: request.method, path: getPath(request), status: response.status, ms }, 'request');
+      return response;
+    };
+    const response = fetch(request, env);
+    return response instanceof Promise ? response.then(logged) : logged(response);
+  };
+}
