@@ -6,7 +6,7 @@ import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { controllerMachine, type SessionActor } from '../machines/controller.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
-import { idleChargePoint } from './charge-point.js';
+import { idleChargePoint, type ChargePoint } from './charge-point.js';
 import type { Config } from './config.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import type { Logger } from './logger.js';
@@ -33,6 +33,8 @@ export interface ControllerOptions {
   logger: Logger;
   /** Drives every actor timer and session time; the real clock by default. */
   clock?: Clock;
+  /** What the API reads of the charge point (state, transaction, messages); idle until the charge cycle drives it. */
+  chargePoint?: ChargePoint;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
   /** Shows the generated initial operator password once (the console by default, never the log). */
@@ -92,7 +94,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
-  const fetch = withRequestLog(createApp({ ...services, sessions, chargePoint: idleChargePoint, logger }).fetch, logger);
+  const fetch = withRequestLog(createApp({ ...services, sessions, chargePoint: options.chargePoint ?? idleChargePoint, logger }).fetch, logger);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { loginProof } from '../machines/secrets.js';
+import type { ChargePoint } from '../services/charge-point.js';
 import { loadConfig } from '../services/config.js';
 import { startController, type Controller } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
@@ -77,7 +78,9 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
  * Starts a controller the way `npm start` does, on 127.0.0.1 and a free port, with a temporary data directory
  * (a real database file), a simulated clock for every actor timer, and the log captured in memory.
  */
-export async function startHarness(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { dataDir?: string; env?: Record<string, string>; chargePoint?: ChargePoint } = {},
+): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD, ...opts.env });
   const logs: string[] = [];
@@ -89,7 +92,13 @@ export async function startHarness(opts: { dataDir?: string; env?: Record<string
   });
   const logger = await createLogger({ logLevel: 'info', logFormat: 'json' }, sink);
   const clock = new SimulatedClock();
-  const controller = await startController({ config, logger, clock, showInitialPassword: () => undefined });
+  const controller = await startController({
+    config,
+    logger,
+    clock,
+    showInitialPassword: () => undefined,
+    ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
+  });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {
     controller,

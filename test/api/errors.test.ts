@@ -68,3 +68,31 @@ test('an internal fault (the database gone) answers 500 OperationFailed, is logg
     await broken.stop();
   }
 });
+
+test('while the charge point reports a transaction: /v1/transactions/active 200, /v1/system_state includes it', async () => {
+  const transaction = {
+    transactionId: '7d0c6c52-54a4-4d0b-9d6c-2f1f3d5e8a10',
+    transactionStart: '2026-11-21T10:00:00.000Z',
+    transactionDuration: 120,
+    tagId: '04A1B2',
+    consumption: 150,
+    power: 4600,
+    maxPower: 7200,
+    OCPPMeterCurrent: { L1: 20, L2: 0, L3: 0 },
+  };
+  const charging = await startHarness({
+    chargePoint: {
+      state: () => ({ systemState: 'charging', connectionState: 'vehicle_charging_type2', authState: 'authorized_for_charging', ocppState: 'charging', type2State: 'c', transaction }),
+      messages: () => [{ severity: 'WARNING', errorCode: 'W-TEMP-HIGH', message: 'Ambient temperature high', correctiveActions: 'Check ventilation' }],
+    },
+  });
+  try {
+    const s = await charging.login();
+    const active = await charging.http('GET', '/v1/transactions/active', { session: s });
+    expect([active.status, active.json]).toEqual([200, { success: true }]);
+    expect((await charging.http('GET', '/v1/system_state', { session: s })).json).toMatchObject({ systemState: 'charging', transaction });
+    expect((await charging.http('GET', '/v1/messages', { session: s })).json.messages).toHaveLength(1);
+  } finally {
+    await charging.stop();
+  }
+});
