@@ -94,23 +94,6 @@ export function createTransactions(database: Database, now: () => number = Date.
       };
     },
 
-    /** The transaction left active (by a running charge or by a power loss), or null. */
-    async active(): Promise<ActiveTransactionRecord | null> {
-      const row = await db.query.transactions.findFirst({ where: isNull(transactions.endedAt) });
-      if (!row) return null;
-      const record: ActiveTransactionRecord = {
-        transactionId: row.id,
-        startedAt: row.startedAt,
-        meterStartWh: row.meterStartWh,
-        meterLastWh: row.meterLastWh,
-        maxPowerW: row.maxPowerW,
-      };
-      if (row.backendTransactionId !== null) record.backendTransactionId = row.backendTransactionId;
-      if (row.tagId !== null) record.tagId = row.tagId;
-      if (row.userId !== null) record.userId = row.userId;
-      return record;
-    },
-
     async begin(start: { tagId?: string; userId?: string; meterWh: number; at?: number }): Promise<ActiveTransactionRecord> {
       const at = start.at ?? now();
       const id = randomUUID();

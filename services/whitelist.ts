@@ -72,12 +72,6 @@ export function createWhitelist(database: Database, now: () => number = Date.now
       return rows.map(toEntry);
     },
 
-    /** The entry for a tag id, or null (used by authorization and pairing). */
-    async find(id: string): Promise<WhitelistEntry | null> {
-      const row = await db.query.whitelist.findFirst({ where: eq(whitelist.id, id) });
-      return row ? toEntry(row) : null;
-    },
-
     /** Adds new entries; an id already whitelisted is refused (400), as is going over WHITELIST_CAPACITY. */
     async add(entries: readonly WhitelistEntry[]): Promise<void> {
       const ids = entries.map((e) => e.id);
