@@ -15,10 +15,11 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; problem: Bo
  */
 export async function readJson(c: Context, limit = BODY_LIMIT_BYTES): Promise<BodyResult> {
   const tooLarge = { ok: false, problem: 'too-large', detail: `The request body is larger than ${limit} bytes` } as const;
+  const empty = { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' } as const;
   const declared = Number(c.req.header('content-length') ?? '0');
   if (declared > limit) return tooLarge;
   const stream = c.req.raw.body;
-  if (!stream) return { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' };
+  if (!stream) return empty;
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
@@ -33,7 +34,7 @@ export async function readJson(c: Context, limit = BODY_LIMIT_BYTES): Promise<Bo
     chunks.push(value);
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
-  if (text.trim() === '') return { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' };
+  if (text.trim() === '') return empty;
   let value: unknown;
   try {
     value = JSON.parse(text);

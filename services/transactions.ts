@@ -58,7 +58,7 @@ function toCompleted(row: Row): CompletedTransaction {
 }
 
 /** Completed transactions whose start lies in the range: served by the partial index on started_at. */
-function completedIn(range: TimeRange): SQL | undefined {
+export function completedIn(range: TimeRange): SQL | undefined {
   return and(
     isNotNull(transactions.endedAt),
     range.from !== undefined ? gte(transactions.startedAt, range.from) : undefined,
