@@ -1,0 +1,89 @@
+/**
+ * The device interfaces the firmware drives. Every device has a real implementation (HARDWARE=rpi) and a simulated
+ * twin (HARDWARE=sim) behind the same interface. Drivers move signals and bytes; they hold no charging rules (when to
+ * close the contactor, which tag may charge, ...): those live in `machines/` and `services/`.
+ */
+
+/** Control pilot level as measured on the PWM high level (IEC 61851-1): A 12 V, B 9 V, C 6 V, D 3 V, E 0 V, F -12 V. */
+export type PilotLevel = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
+
+export type Unsubscribe = () => void;
+
+export interface ControlPilot {
+  /** The level read now (raw, not debounced). */
+  level(): PilotLevel;
+  /** Called on every raw level change. */
+  onLevel(listener: (level: PilotLevel) => void): Unsubscribe;
+  /** 1 kHz PWM duty cycle in percent (0 < duty < 100); `null` = no PWM, constant +12 V (state x1). */
+  setDuty(percent: number | null): void;
+  duty(): number | null;
+}
+
+/** The main relay. `feedback()` is the auxiliary contact (true = closed), `undefined` when the hardware has none. */
+export interface Contactor {
+  set(closed: boolean): void;
+  commanded(): boolean;
+  feedback(): boolean | undefined;
+}
+
+export interface CableLock {
+  set(locked: boolean): void;
+  commanded(): boolean;
+  /** The lock's feedback switch, `undefined` when the hardware has none. */
+  locked(): boolean | undefined;
+}
+
+export interface MeterReading {
+  /** Import energy register in Wh (monotonic, may carry decimals). */
+  energyWh: number;
+  /** Total active power in W. */
+  powerW: number;
+  /** Current per phase in A: one value on a single-phase meter, three on a three-phase one. */
+  currentsA: number[];
+}
+
+export interface EnergyMeter {
+  /** Rejects when the meter does not answer (timeout, CRC error, disconnected). */
+  read(): Promise<MeterReading>;
+}
+
+export type TagTechnology = 'RFID' | 'NFC';
+
+export interface RfidReader {
+  /** Called once per tag presentation with its UID as upper-case hex. */
+  onTag(listener: (uid: string, technology: TagTechnology) => void): Unsubscribe;
+}
+
+export interface Buzzer {
+  /** `count` beeps of `ms` each, with pauses of the same length. */
+  beep(count: number, ms?: number): void;
+}
+
+/** What the status LEDs show: a colour and a blinking mode. */
+export interface LedPattern {
+  color: 'off' | 'green' | 'blue' | 'yellow' | 'red' | 'white';
+  mode: 'steady' | 'slow-blink' | 'fast-blink' | 'pulse';
+}
+
+export interface Leds {
+  show(pattern: LedPattern): void;
+  current(): LedPattern;
+}
+
+export interface TemperatureSensor {
+  /** Degrees Celsius; rejects when the sensor does not answer. */
+  read(): Promise<number>;
+}
+
+export interface Hardware {
+  pilot: ControlPilot;
+  contactor: Contactor;
+  cableLock: CableLock;
+  meter: EnergyMeter;
+  rfid: RfidReader;
+  buzzer: Buzzer;
+  leds: Leds;
+  temperature: TemperatureSensor;
+  /** Releases ports and pins (outputs to their safe state: PWM off, contactor open). */
+  close(): Promise<void>;
+}

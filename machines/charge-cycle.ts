@@ -1,0 +1,394 @@
+import { assign, not, setup, type SnapshotFrom } from 'xstate';
+
+/**
+ * The charge cycle of one type 2 connector (IEC 61851-1 control pilot, OCPP 1.6 status), as one actor.
+ *
+ * Inputs are events: the debounced control-pilot level (PILOT), RFID tags already checked against the whitelist
+ * (TAG), settings (SETTINGS), the external load-management limit (LOAD_LIMIT) and hardware faults found by the
+ * supervising service (FAULT). PILOT, SETTINGS, LOAD_LIMIT and FAULT only update the context; every state reacts to
+ * the context with eventless transitions, so a reading means the same thing whichever state it arrives in.
+ *
+ * Outputs are declarative: state tags say what the hardware must do (`pwm`: announce the allowed current,
+ * `contactor`: relay closed, `locked`: cable locked), and state `meta` gives the spec's state names (2.13). One-shot
+ * effects (transaction start/stop, buzzer feedback) are named actions, provided from outside. The machine reads no
+ * clock and touches no device: timers are its named delays, run by the actor's clock.
+ */
+
+export type PilotLevel = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
+
+/** Faults the supervising service reports that prevent charging (CP faults come from the PILOT level itself). */
+export const BLOCKING_FAULTS = ['contactor-welded', 'contactor-not-closing', 'overtemperature'] as const;
+export type BlockingFault = (typeof BLOCKING_FAULTS)[number];
+
+/** Settings the charge cycle obeys; they take effect at once. */
+export interface ChargeSettings {
+  /** Every plug-in is authorized without a tag. */
+  freeCharging: boolean;
+  /** Off: the charge point is unavailable (a running transaction is stopped). */
+  chargingEnabled: boolean;
+  /** The installation ventilates: CP level D may charge. Without it D is an error. */
+  ventilationAvailable: boolean;
+  /** How long an authorization presented before plug-in is held (auth_timeout after that). */
+  authTimeoutMs: number;
+  /** The installation's maximum current per phase (A), announced by the PWM. */
+  maxCurrentA: number;
+}
+
+export const DEFAULT_CHARGE_SETTINGS: ChargeSettings = {
+  freeCharging: false,
+  chargingEnabled: true,
+  ventilationAvailable: false,
+  authTimeoutMs: 30_000,
+  maxCurrentA: 16,
+};
+
+/** IEC 61851-1: below 6 A there is no valid PWM, the EV must pause. */
+export const MIN_CHARGE_CURRENT_A = 6;
+/** IEC 61851-1: when the EV stays in C after the PWM went off, power is cut after this time. */
+export const POWER_CUT_DELAY_MS = 6_000;
+
+/** The authorization of the current session: a whitelisted tag, or free charging (no tag). */
+export interface Authorization {
+  tagId?: string;
+  userId?: string;
+}
+
+export interface ChargeContext {
+  pilot: PilotLevel;
+  settings: ChargeSettings;
+  /** Limit from load management (A); null = none. */
+  loadLimitA: number | null;
+  faults: BlockingFault[];
+  authorization: Authorization | null;
+}
+
+export interface ChargeInput {
+  pilot?: PilotLevel;
+  settings?: Partial<ChargeSettings>;
+}
+
+/** OCPP 1.6 StopTransaction reasons used here. */
+export type StopReason = 'EVDisconnected' | 'Local' | 'Other';
+
+export type ChargeEvent =
+  | { type: 'PILOT'; level: PilotLevel }
+  | { type: 'TAG'; id: string; known: boolean; userId?: string }
+  | { type: 'SETTINGS'; settings: Partial<ChargeSettings> }
+  | { type: 'LOAD_LIMIT'; amps: number | null }
+  | { type: 'FAULT'; fault: BlockingFault; active: boolean };
+
+/** What a state means in the spec's vocabulary (2.13); connectionState and type2State follow from the context. */
+export interface StateMeta {
+  systemState: 'idle' | 'connected' | 'wait_for_auth' | 'charging' | 'charging_pause' | 'finished' | 'unavailable' | 'error';
+  authState: 'not_authorized_for_charging' | 'wait_for_auth' | 'authorized_for_charging' | 'auth_timeout';
+  ocppState: 'available' | 'preparing' | 'charging' | 'suspendedev' | 'suspendedevse' | 'finishing' | 'unavailable' | 'faulted';
+}
+
+const meta = (m: StateMeta) => m;
+
+/** The allowed current: the installation maximum, lowered by load management. */
+export function allowedCurrentA(ctx: ChargeContext): number {
+  return Math.min(ctx.settings.maxCurrentA, ctx.loadLimitA ?? Number.POSITIVE_INFINITY);
+}
+
+/** The control-pilot fault a level stands for, if any (E, F, or D in an installation without ventilation). */
+export function pilotFault(ctx: Pick<ChargeContext, 'pilot' | 'settings'>): 'pilot-short' | 'pilot-negative' | 'ventilation' | null {
+  if (ctx.pilot === 'e') return 'pilot-short';
+  if (ctx.pilot === 'f') return 'pilot-negative';
+  if (ctx.pilot === 'd' && !ctx.settings.ventilationAvailable) return 'ventilation';
+  return null;
+}
+
+/** Why a transaction stops, from the event that stopped it. */
+export function stopReasonOf(event: ChargeEvent): StopReason {
+  if (event.type === 'PILOT' && event.level === 'a') return 'EVDisconnected';
+  if (event.type === 'TAG') return 'Local';
+  return 'Other';
+}
+
+/**
+ * Checked first in every state: a fault leads to `faulted`, disabled charging to `unavailable`. Being first, they
+ * win over any transition that would close the contactor in the same step.
+ */
+const SAFETY = [
+  { guard: 'blocked', target: '#chargeCycle.faulted' },
+  { guard: 'disabled', target: '#chargeCycle.unavailable' },
+] as const;
+
+export const chargeCycleMachine = setup({
+  types: {
+    context: {} as ChargeContext,
+    events: {} as ChargeEvent,
+    input: {} as ChargeInput,
+  },
+  actions: {
+    /** A transaction begins with the session's authorization (tag and user, or none with free charging). */
+    startTransaction: (_, _params: Authorization) => {},
+    /** The running transaction ends. */
+    stopTransaction: (_, _params: { reason: StopReason }) => {},
+    /** Feedback: a tag was accepted (authorized, or its transaction stopped). */
+    acceptTag: () => {},
+    /** Feedback: a tag was refused (not whitelisted, or the charge point cannot charge now). */
+    refuseTag: () => {},
+    /** A known tag other than the session's was presented while charging: reported, not acted on. */
+    reportTag: (_, _params: { id: string }) => {},
+    assignPilot: assign({ pilot: ({ event }) => (event.type === 'PILOT' ? event.level : 'a') }),
+    assignSettings: assign({
+      settings: ({ context, event }) => (event.type === 'SETTINGS' ? { ...context.settings, ...event.settings } : context.settings),
+    }),
+    assignLoadLimit: assign({ loadLimitA: ({ context, event }) => (event.type === 'LOAD_LIMIT' ? event.amps : context.loadLimitA) }),
+    assignFault: assign({
+      faults: ({ context, event }) => {
+        if (event.type !== 'FAULT') return context.faults;
+        const others = context.faults.filter((f) => f !== event.fault);
+        return event.active ? [...others, event.fault] : others;
+      },
+    }),
+    authorizeByTag: assign({
+      authorization: ({ event }) => {
+        if (event.type !== 'TAG') return null;
+        const auth: Authorization = { tagId: event.id };
+        if (event.userId !== undefined) auth.userId = event.userId;
+        return auth;
+      },
+    }),
+    authorizeFree: assign({ authorization: () => ({}) }),
+    clearAuthorization: assign({ authorization: null }),
+  },
+  guards: {
+    blocked: ({ context }) => pilotFault(context) !== null || context.faults.length > 0,
+    disabled: ({ context }) => !context.settings.chargingEnabled,
+    unplugged: ({ context }) => context.pilot === 'a',
+    plugged: ({ context }) => context.pilot === 'b' || context.pilot === 'c' || context.pilot === 'd',
+    /** The EV asks for energy: C, or D where ventilation is available (otherwise D is blocked). */
+    requesting: ({ context }) => context.pilot === 'c' || context.pilot === 'd',
+    notRequesting: ({ context }) => context.pilot === 'b',
+    currentAvailable: ({ context }) => allowedCurrentA(context) >= MIN_CHARGE_CURRENT_A,
+    currentUnavailable: ({ context }) => allowedCurrentA(context) < MIN_CHARGE_CURRENT_A,
+    freeCharging: ({ context }) => context.settings.freeCharging,
+    authorized: ({ context }) => context.authorization !== null,
+    knownTag: ({ event }) => event.type === 'TAG' && event.known,
+    sessionTag: ({ context, event }) => event.type === 'TAG' && event.id === context.authorization?.tagId,
+    otherKnownTag: ({ context, event }) => event.type === 'TAG' && event.known && event.id !== context.authorization?.tagId,
+  },
+  delays: {
+    authTimeout: ({ context }) => context.settings.authTimeoutMs,
+    powerCut: POWER_CUT_DELAY_MS,
+  },
+}).createMachine({
+  id: 'chargeCycle',
+  context: ({ input }) => ({
+    pilot: input.pilot ?? 'a',
+    settings: { ...DEFAULT_CHARGE_SETTINGS, ...input.settings },
+    loadLimitA: null,
+    faults: [],
+    authorization: null,
+  }),
+  on: {
+    PILOT: { actions: 'assignPilot' },
+    SETTINGS: { actions: 'assignSettings' },
+    LOAD_LIMIT: { actions: 'assignLoadLimit' },
+    FAULT: { actions: 'assignFault' },
+  },
+  initial: 'operative',
+  states: {
+    operative: {
+      initial: 'route',
+      states: {
+        /** Start, and the way back from a fault or unavailability: by the vehicle's presence. */
+        route: {
+          always: [...SAFETY, { guard: 'unplugged', target: 'available' }, { target: 'session' }],
+        },
+
+        /** No vehicle (CP A). An authorization may be presented first and is held for `authTimeout`. */
+        available: {
+          initial: 'idle',
+          always: [{ guard: 'plugged', target: 'session' }],
+          states: {
+            idle: {
+              meta: meta({ systemState: 'idle', authState: 'not_authorized_for_charging', ocppState: 'available' }),
+              entry: 'clearAuthorization',
+              always: [...SAFETY],
+              on: {
+                TAG: [
+                  { guard: 'knownTag', target: 'authorized', actions: ['authorizeByTag', 'acceptTag'] },
+                  { actions: 'refuseTag' },
+                ],
+              },
+            },
+            authorized: {
+              meta: meta({ systemState: 'idle', authState: 'authorized_for_charging', ocppState: 'preparing' }),
+              always: [...SAFETY],
+              after: { authTimeout: 'expired' },
+              on: {
+                TAG: [
+                  { guard: 'sessionTag', target: 'idle', actions: 'acceptTag' },
+                  { guard: 'knownTag', target: 'authorized', reenter: true, actions: ['authorizeByTag', 'acceptTag'] },
+                  { actions: 'refuseTag' },
+                ],
+              },
+            },
+            expired: {
+              meta: meta({ systemState: 'idle', authState: 'auth_timeout', ocppState: 'available' }),
+              entry: 'clearAuthorization',
+              always: [...SAFETY],
+              on: {
+                TAG: [
+                  { guard: 'knownTag', target: 'authorized', actions: ['authorizeByTag', 'acceptTag'] },
+                  { actions: 'refuseTag' },
+                ],
+              },
+            },
+          },
+        },
+
+        /** A vehicle is connected (CP B, C or D). Unplugging (A) ends the session from any of its states. */
+        session: {
+          initial: 'route',
+          always: [{ guard: 'unplugged', target: 'available' }],
+          states: {
+            route: {
+              always: [
+                ...SAFETY,
+                { guard: 'authorized', target: 'transaction' },
+                { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' },
+                { target: 'waitForAuth' },
+              ],
+            },
+            waitForAuth: {
+              meta: meta({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing' }),
+              always: [...SAFETY, { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' }],
+              on: {
+                TAG: [
+                  { guard: 'knownTag', target: 'transaction', actions: ['authorizeByTag', 'acceptTag'] },
+                  { actions: 'refuseTag' },
+                ],
+              },
+            },
+
+            /** Plugged in and authorized: the transaction runs, the cable is locked. */
+            transaction: {
+              tags: ['locked'],
+              entry: { type: 'startTransaction', params: ({ context }) => context.authorization ?? {} },
+              exit: [{ type: 'stopTransaction', params: ({ event }) => ({ reason: stopReasonOf(event) }) }, 'clearAuthorization'],
+              initial: 'route',
+              on: {
+                TAG: [
+                  { guard: 'sessionTag', target: 'finished', actions: 'acceptTag' },
+                  { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
+                  { actions: 'refuseTag' },
+                ],
+              },
+              states: {
+                route: {
+                  always: [
+                    ...SAFETY,
+                    { guard: 'currentUnavailable', target: 'evsePaused' },
+                    { guard: 'requesting', target: 'charging' },
+                    { target: 'ready' },
+                  ],
+                },
+                /** PWM announces the allowed current; the EV has not asked for energy yet. */
+                ready: {
+                  tags: ['pwm'],
+                  meta: meta({ systemState: 'connected', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
+                  always: [
+                    ...SAFETY,
+                    { guard: 'currentUnavailable', target: 'evsePaused' },
+                    { guard: 'requesting', target: 'charging' },
+                  ],
+                },
+                charging: {
+                  tags: ['pwm', 'contactor'],
+                  meta: meta({ systemState: 'charging', authState: 'authorized_for_charging', ocppState: 'charging' }),
+                  always: [
+                    ...SAFETY,
+                    { guard: 'notRequesting', target: 'evPaused' },
+                    { guard: 'currentUnavailable', target: 'pausing' },
+                  ],
+                  on: { TAG: { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } },
+                },
+                /** The EV paused (C→B): contactor open, PWM stays on so it may resume. */
+                evPaused: {
+                  tags: ['pwm'],
+                  meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
+                  always: [
+                    ...SAFETY,
+                    { guard: 'currentUnavailable', target: 'evsePaused' },
+                    { guard: 'requesting', target: 'charging' },
+                  ],
+                },
+                /** Allowed current fell below 6 A under load: PWM off, the EV should leave C; power is cut after 6 s. */
+                pausing: {
+                  tags: ['contactor'],
+                  meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
+                  always: [
+                    ...SAFETY,
+                    { guard: 'notRequesting', target: 'evsePaused' },
+                    { guard: 'currentAvailable', target: 'charging' },
+                  ],
+                  after: { powerCut: 'evsePaused' },
+                  on: { TAG: { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } },
+                },
+                /** No current available: PWM off, contactor open, until load management allows 6 A again. */
+                evsePaused: {
+                  meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
+                  always: [...SAFETY, { guard: 'currentAvailable', target: 'route' }],
+                },
+              },
+            },
+
+            /** Stopped by the session's tag under load (contactor closed): PWM off, contactor open on C→B or after 6 s. */
+            stopping: {
+              tags: ['contactor'],
+              meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
+              always: [...SAFETY, { guard: 'notRequesting', target: 'finished' }],
+              after: { powerCut: 'finished' },
+              on: { TAG: { actions: 'refuseTag' } },
+            },
+            /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag starts a new one. */
+            finished: {
+              meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
+              always: [...SAFETY],
+              on: {
+                TAG: [
+                  { guard: 'knownTag', target: 'transaction', actions: ['authorizeByTag', 'acceptTag'] },
+                  { actions: 'refuseTag' },
+                ],
+              },
+            },
+          },
+        },
+      },
+    },
+
+    /** Disabled by setting: no charging, tags refused. Returns by the vehicle's presence once enabled. */
+    unavailable: {
+      meta: meta({ systemState: 'unavailable', authState: 'not_authorized_for_charging', ocppState: 'unavailable' }),
+      entry: 'clearAuthorization',
+      always: [
+        { guard: 'blocked', target: 'faulted' },
+        { guard: not('disabled'), target: 'operative' },
+      ],
+      on: { TAG: { actions: 'refuseTag' } },
+    },
+
+    /** A CP error or a hardware fault: contactor open, PWM off, cable unlocked. Returns once every cause is gone. */
+    faulted: {
+      meta: meta({ systemState: 'error', authState: 'not_authorized_for_charging', ocppState: 'faulted' }),
+      entry: 'clearAuthorization',
+      always: [{ guard: not('blocked'), target: 'operative' }],
+      on: { TAG: { actions: 'refuseTag' } },
+    },
+  },
+});
+
+export type ChargeCycleSnapshot = SnapshotFrom<typeof chargeCycleMachine>;
+
+/** The meta of the active atomic state. */
+export function stateMeta(snapshot: ChargeCycleSnapshot): StateMeta {
+  const metas = Object.values(snapshot.getMeta()) as StateMeta[];
+  const found = metas.find((m) => m && typeof m.systemState === 'string');
+  if (!found) throw new Error(`charge cycle state ${JSON.stringify(snapshot.value)} has no meta`);
+  return found;
+}
