@@ -1,7 +1,8 @@
 import { METHODS, type IncomingMessage } from 'node:http';
 import { Hono, type Context, type Handler } from 'hono';
 import type { Session } from '../machines/session.js';
-import type { ChargePoint } from '../services/charge-point.js';
+import type { SimulatedPlant } from '../drivers/index.js';
+import type { ChargingService } from '../services/charging.js';
 import type { KeyValueStore } from '../services/kv-store.js';
 import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
@@ -12,6 +13,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { errorResponse, SessionError } from './errors.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
+import { simRoutes } from './routes/sim.js';
 import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
@@ -24,7 +26,9 @@ export interface AppDeps {
   whitelist: Whitelist;
   keyValues: KeyValueStore;
   transactions: Transactions;
-  chargePoint: ChargePoint;
+  charging: ChargingService;
+  /** The simulated plant: present with HARDWARE=sim only, and so are the /sim routes. */
+  plant?: SimulatedPlant | undefined;
   logger: Logger;
 }
 
@@ -103,6 +107,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mapRoutes(router, deps);
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
+  if (deps.plant) simRoutes(app, deps.plant, deps.charging);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
-import { HARDWARE_BACKENDS } from '../drivers/index.js';
+import { HARDWARE_BACKENDS, type MeterPortOptions, type RpiPins } from '../drivers/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -16,6 +16,21 @@ const databaseUrl = v.pipe(
   v.regex(/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/, 'must start with file:, libsql://, http://, https://, ws:// or wss://'),
 );
 
+const GPIO_MESSAGE = 'must be a BCM GPIO number from 0 to 27';
+const gpioPin = v.pipe(v.string(), v.regex(/^\d{1,2}$/, GPIO_MESSAGE), v.transform(Number), v.maxValue(27, GPIO_MESSAGE));
+/** `count` comma-separated GPIO numbers, in the order `what`. */
+const gpioPins = <T extends readonly number[]>(count: number, what: string) => {
+  const message = `must be ${count} comma-separated BCM GPIO numbers from 0 to 27 (${what})`;
+  return v.pipe(
+    v.string(),
+    v.regex(new RegExp(`^\\s*\\d{1,2}\\s*(,\\s*\\d{1,2}\\s*){${count - 1}}$`), message),
+    v.transform((list) => list.split(',').map(Number) as unknown as T),
+    v.check((list) => list.every((pin) => pin <= 27), message),
+  );
+};
+const METER_BAUD_RATES = ['1200', '2400', '4800', '9600', '19200', '38400', '57600', '115200'] as const;
+const absolutePath = (example: string) => v.pipe(v.string(), v.regex(/^\/\S*$/, `must be an absolute path such as ${example}`));
+
 /** The environment variables the controller reads; empty values count as unset. */
 const EnvSchema = v.object({
   PORT: v.optional(port, '8080'),
@@ -28,7 +43,27 @@ const EnvSchema = v.object({
   OPERATOR_PASSWORD: v.optional(
     v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'), v.maxLength(255, 'must be at most 255 characters')),
   ),
+  // Raspberry Pi backend (HARDWARE=rpi): BCM GPIO numbers, the meter's serial line and the temperature sensor.
+  GPIO_CP_PWM: v.optional(gpioPin, '18'),
+  GPIO_CP_LEVEL: v.optional(gpioPins<RpiPins['cpLevel']>(5, 'comparators >10.5 V, >7.5 V, >4.5 V, >1.5 V, <-10 V'), '5,6,13,19,26'),
+  GPIO_CONTACTOR: v.optional(gpioPin, '17'),
+  GPIO_CONTACTOR_FEEDBACK: v.optional(gpioPin),
+  GPIO_LOCK: v.optional(gpioPin, '27'),
+  GPIO_LOCK_FEEDBACK: v.optional(gpioPin),
+  GPIO_BUZZER: v.optional(gpioPin, '22'),
+  GPIO_LEDS: v.optional(gpioPins<RpiPins['leds']>(3, 'red, green, blue'), '23,24,25'),
+  METER_PORT: v.optional(absolutePath('/dev/ttyUSB0'), '/dev/ttyUSB0'),
+  METER_BAUD: v.optional(v.pipe(v.picklist(METER_BAUD_RATES, `must be one of ${METER_BAUD_RATES.join(', ')}`), v.transform(Number)), '9600'),
+  METER_ADDRESS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a Modbus address from 1 to 247'), v.transform(Number), v.minValue(1, 'must be a Modbus address from 1 to 247'), v.maxValue(247, 'must be a Modbus address from 1 to 247')),
+    '1',
+  ),
+  METER_PHASES: v.optional(v.pipe(v.picklist(['1', '3'], 'must be 1 or 3'), v.transform((phases) => Number(phases) as 1 | 3)), '3'),
+  TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
 });
+
+/** The variables naming GPIO pins, in the order used to report a pin assigned twice (the later one is named). */
+const PIN_VARIABLES = ['GPIO_CP_PWM', 'GPIO_CP_LEVEL', 'GPIO_CONTACTOR', 'GPIO_CONTACTOR_FEEDBACK', 'GPIO_LOCK', 'GPIO_LOCK_FEEDBACK', 'GPIO_BUZZER', 'GPIO_LEDS'] as const;
 
 export type Config = {
   port: number;
@@ -43,6 +78,14 @@ export type Config = {
   logFormat: (typeof LOG_FORMATS)[number];
   /** Initial password of the built-in `operator` account on a fresh database; random when unset. */
   operatorPassword: string | undefined;
+  /** HARDWARE=rpi: BCM GPIO numbers of the devices (GPIO_* variables). */
+  pins: RpiPins;
+  /** HARDWARE=rpi: the SDM630 meter's serial device, baud rate and Modbus address (METER_PORT, METER_BAUD, METER_ADDRESS). */
+  meter: MeterPortOptions;
+  /** Phases of the supply (METER_PHASES): the currents the meter reports; also used by the simulation. */
+  meterPhases: 1 | 3;
+  /** HARDWARE=rpi: the DS18B20's `temperature` file (TEMPERATURE_SENSOR); unset = the first 28-* 1-wire device. */
+  temperatureSensorPath: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -68,6 +111,17 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     );
   }
   const e = result.output;
+  const pinOwner = new Map<number, string>();
+  const pinProblems: string[] = [];
+  for (const name of PIN_VARIABLES) {
+    const value = e[name];
+    for (const pin of value === undefined ? [] : typeof value === 'number' ? [value] : value) {
+      const owner = pinOwner.get(pin);
+      if (owner !== undefined) pinProblems.push(`${name}: GPIO ${pin} is ${owner === name ? 'listed twice' : `already used by ${owner}`} (got ${JSON.stringify(present[name] ?? String(value))})`);
+      else pinOwner.set(pin, name);
+    }
+  }
+  if (pinProblems.length > 0) throw new ConfigError(pinProblems);
   const dataDir = resolve(e.DATA_DIR);
   const defaultDatabaseFile = e.DATABASE_URL === undefined ? join(dataDir, 'controller.db') : null;
   const databaseUrl = e.DATABASE_URL ?? `file:${defaultDatabaseFile}`;
@@ -81,5 +135,18 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (opts.stdoutIsTTY ? 'pretty' : 'json'),
     operatorPassword: e.OPERATOR_PASSWORD,
+    pins: {
+      cpPwm: e.GPIO_CP_PWM,
+      cpLevel: e.GPIO_CP_LEVEL,
+      contactor: e.GPIO_CONTACTOR,
+      contactorFeedback: e.GPIO_CONTACTOR_FEEDBACK,
+      lock: e.GPIO_LOCK,
+      lockFeedback: e.GPIO_LOCK_FEEDBACK,
+      buzzer: e.GPIO_BUZZER,
+      leds: e.GPIO_LEDS,
+    },
+    meter: { path: e.METER_PORT, baudRate: e.METER_BAUD, address: e.METER_ADDRESS },
+    meterPhases: e.METER_PHASES,
+    temperatureSensorPath: e.TEMPERATURE_SENSOR,
   };
 }

@@ -1,12 +1,18 @@
 import { chmod, mkdir } from 'node:fs/promises';
-import { createActor } from 'xstate';
+import { createActor, type InspectionEvent } from 'xstate';
+
+export type InspectionObserver = (event: InspectionEvent) => void;
 import { createApp, type Fetch } from '../api/app.js';
 import { withRequestLog } from '../api/request-log.js';
 import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
-import { controllerMachine, type SessionActor } from '../machines/controller.js';
+import { createHardware, type SimulatedPlant } from '../drivers/index.js';
+import type { Hardware } from '../drivers/types.js';
+import { chargeCycleMachine } from '../machines/charge-cycle.js';
+import { controllerMachine, type ChargeCycleActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
-import { idleChargePoint, type ChargePoint } from './charge-point.js';
+import { createChargingService, type ChargingService } from './charging.js';
 import type { Config } from './config.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import type { Logger } from './logger.js';
@@ -33,10 +39,10 @@ export interface ControllerOptions {
   logger: Logger;
   /** Drives every actor timer and session time; the real clock by default. */
   clock?: Clock;
-  /** What the API reads of the charge point (state, transaction, messages); idle until the charge cycle drives it. */
-  chargePoint?: ChargePoint;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
+  /** Receives the actor system's inspection events (state charts, model-based tests, transition coverage). */
+  inspect?: InspectionObserver;
   /** Shows the generated initial operator password once (the console by default, never the log). */
   showInitialPassword?: (username: string, password: string) => void;
 }
@@ -53,6 +59,11 @@ export interface Controller {
   whitelist: Whitelist;
   keyValues: KeyValueStore;
   transactions: Transactions;
+  /** The charge cycle's connection to hardware and database (state, messages, pairing, settings, load limit). */
+  charging: ChargingService;
+  hardware: Hardware;
+  /** The simulated plant (vehicle, meter, faults) with HARDWARE=sim. */
+  plant: SimulatedPlant | undefined;
   /** Graceful stop: stop accepting, let in-flight requests finish, stop the actors, close the database. */
   close(): Promise<void>;
 }
@@ -82,19 +93,39 @@ export async function startController(options: ControllerOptions): Promise<Contr
     if (initial.generated) (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, initial.password);
   }
 
-  const clock = options.clock ?? realClock;
-  const root = createActor(controllerMachine, { clock });
-  root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
-  root.start();
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
-
   const services = {
     users: createUsers(database, now),
     whitelist: createWhitelist(database, now),
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
-  const fetch = withRequestLog(createApp({ ...services, sessions, chargePoint: options.chargePoint ?? idleChargePoint, logger }).fetch, logger);
+  // A transaction a power loss left active is completed with its last checkpoint before anything else runs.
+  const interrupted = await services.transactions.closeInterrupted();
+  if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
+
+  const clock = options.clock ?? realClock;
+  const { hardware, plant } = await createHardware(config.hardware, { now: () => clock.now() });
+  const charging = createChargingService({ hardware, transactions: services.transactions, whitelist: services.whitelist, clock, now, logger });
+  const machine = controllerMachine.provide({
+    actors: {
+      chargeCycle: chargeCycleMachine.provide({ actions: charging.chargeActions }),
+      pairing: pairingMachine.provide({ actions: charging.pairingActions }),
+    },
+  });
+  const root = createActor(machine, {
+    clock,
+    input: { chargeCycle: { pilot: hardware.pilot.level() } },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
+  root.start();
+  charging.attach({
+    chargeCycle: root.system.get('chargeCycle') as ChargeCycleActor,
+    pairing: root.system.get('pairing') as PairingActor,
+  });
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
+
+  const fetch = withRequestLog(createApp({ ...services, sessions, charging, plant, logger }).fetch, logger);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
@@ -108,10 +139,15 @@ export async function startController(options: ControllerOptions): Promise<Contr
     accounts,
     sessions,
     ...services,
+    charging,
+    hardware,
+    plant,
     close: () =>
       (closing ??= (async () => {
         await server.close();
+        await charging.stop();
         root.stop();
+        await hardware.close();
         await database.close();
         logger.info('stopped');
       })()),

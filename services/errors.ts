@@ -1,5 +1,8 @@
-/** Why an operation was refused; the API maps each kind to its status (400, 404, 409). */
-export type FailureKind = 'invalid' | 'not-found' | 'conflict';
+/**
+ * Why an operation was refused; the API maps each kind to its status (400, 404, 409, and 500 where the spec answers
+ * a refusal with 500, as for pairing outside idle).
+ */
+export type FailureKind = 'invalid' | 'not-found' | 'conflict' | 'internal';
 
 /**
  * The one error domain services throw for a refused operation. `message` is the OperationFailed `cause`: a sentence
@@ -18,6 +21,7 @@ export class OperationError extends Error {
 export const invalid = (message: string) => new OperationError('invalid', message);
 export const notFound = (message: string) => new OperationError('not-found', message);
 export const conflict = (message: string) => new OperationError('conflict', message);
+export const internal = (message: string) => new OperationError('internal', message);
 
 /** Length in characters (Unicode code points), the unit of every length limit in the spec. */
 export function charCount(text: string): number {

@@ -94,9 +94,9 @@ export function createTransactions(database: Database, now: () => number = Date.
       };
     },
 
-    async begin(start: { tagId?: string; userId?: string; meterWh: number; at?: number }): Promise<ActiveTransactionRecord> {
+    async begin(start: { id?: string; tagId?: string; userId?: string; meterWh: number; at?: number }): Promise<ActiveTransactionRecord> {
       const at = start.at ?? now();
-      const id = randomUUID();
+      const id = start.id ?? randomUUID();
       await database.write((tx) =>
         tx.insert(transactions).values({
           id,
@@ -113,6 +113,21 @@ export function createTransactions(database: Database, now: () => number = Date.
       if (start.tagId !== undefined) record.tagId = start.tagId;
       if (start.userId !== undefined) record.userId = start.userId;
       return record;
+    },
+
+    /**
+     * At start: completes every transaction a power loss left active, with its last checkpoint (meter register, max
+     * power, time) and stop reason PowerLoss. Returns how many were closed.
+     */
+    async closeInterrupted(): Promise<number> {
+      return database.write(async (tx) => {
+        const closed = await tx
+          .update(transactions)
+          .set({ endedAt: transactions.checkpointedAt, stopReason: 'PowerLoss' })
+          .where(isNull(transactions.endedAt))
+          .returning({ id: transactions.id });
+        return closed.length;
+      });
     },
 
     /** Persists the meter register and max power of the active transaction. */

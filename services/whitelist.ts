@@ -67,6 +67,17 @@ async function requireUsers(tx: WriteTx, entries: readonly WhitelistEntry[]): Pr
 export function createWhitelist(database: Database, now: () => number = Date.now) {
   const { db } = database;
   return {
+    /** The entry of a tag read by the reader; ids compare case-insensitively (readers report UIDs in upper case). */
+    async find(id: string): Promise<WhitelistEntry | undefined> {
+      const [row] = await db
+        .select()
+        .from(whitelist)
+        .where(sql`lower(${whitelist.id}) = lower(${id})`)
+        .orderBy(sql`${whitelist.id} = ${id} desc`)
+        .limit(1);
+      return row ? toEntry(row) : undefined;
+    },
+
     async list(): Promise<WhitelistEntry[]> {
       const rows = await db.select().from(whitelist).orderBy(sql`rowid`);
       return rows.map(toEntry);

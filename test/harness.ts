@@ -4,18 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { SimulatedClock } from 'xstate';
 import { loginProof } from '../machines/secrets.js';
-import type { ChargePoint } from '../services/charge-point.js';
 import { loadConfig } from '../services/config.js';
-import { startController, type Controller } from '../services/controller.js';
+import { startController, type Controller, type InspectionObserver } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
+import { ManualClock } from './clock.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
 export interface Harness {
   controller: Controller;
-  clock: SimulatedClock;
+  /** Every actor timer and every timestamp (wall clock too) come from this clock; it starts at TEST_EPOCH. */
+  clock: ManualClock;
   /** Every log line the controller wrote, as text. */
   logs: string[];
   dataDir: string;
@@ -23,6 +23,10 @@ export interface Harness {
   http(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
   /** Logs in as `username` over HTTP; returns the session id. */
   login(username?: string, password?: string, from?: string): Promise<string>;
+  /** Calls a simulator control (`/sim/...`), failing the test when it is refused. */
+  sim(path: string, body?: unknown): Promise<HttpResult>;
+  /** Lets `ms` of clock time pass (CP debounce, meter polls, timers), then waits for the controller's work to finish. */
+  step(ms?: number): Promise<void>;
   /** Stops the controller; `keepData` leaves the data directory for a restart. */
   stop(opts?: { keepData?: boolean }): Promise<void>;
 }
@@ -74,12 +78,16 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
   });
 }
 
+/** Where the test clock starts: 2026-06-01T08:00:00.000Z. */
+export const TEST_EPOCH = Date.UTC(2026, 5, 1, 8, 0, 0);
+
 /**
  * Starts a controller the way `npm start` does, on 127.0.0.1 and a free port, with a temporary data directory
- * (a real database file), a simulated clock for every actor timer, and the log captured in memory.
+ * (a real database file), simulated hardware, a manual clock for every timer and timestamp, and the log captured
+ * in memory.
  */
 export async function startHarness(
-  opts: { dataDir?: string; env?: Record<string, string>; chargePoint?: ChargePoint } = {},
+  opts: { dataDir?: string; env?: Record<string, string>; clock?: ManualClock; inspect?: InspectionObserver } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD, ...opts.env });
@@ -91,13 +99,14 @@ export async function startHarness(
     },
   });
   const logger = await createLogger({ logLevel: 'info', logFormat: 'json' }, sink);
-  const clock = new SimulatedClock();
+  const clock = opts.clock ?? new ManualClock(TEST_EPOCH);
   const controller = await startController({
     config,
     logger,
     clock,
+    now: () => clock.now(),
     showInitialPassword: () => undefined,
-    ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
+    ...(opts.inspect ? { inspect: opts.inspect } : {}),
   });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {
@@ -111,6 +120,15 @@ export async function startHarness(
       const res = await http('POST', '/v1/login', { body: { username, password: loginProof(password, json.token) }, from });
       if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
       return res.json.session.id as string;
+    },
+    async sim(path, body) {
+      const res = await http('POST', `/sim/${path}`, body === undefined ? {} : { body });
+      if (res.status !== 200) throw new Error(`sim ${path} refused: ${res.status} ${res.text}`);
+      return res;
+    },
+    async step(ms = 50) {
+      await clock.advance(ms);
+      await controller.charging.settled();
     },
     async stop({ keepData = false } = {}) {
       await controller.close();

@@ -19,7 +19,7 @@ function rangeOf(c: AppContext): TimeRange {
 }
 
 /** Spec 4.3. */
-export function transactionRoutes(router: Router, { transactions, chargePoint }: AppDeps): void {
+export function transactionRoutes(router: Router, { transactions, charging }: AppDeps): void {
   router.resource('/v1/transactions', {
     GET: async (c) => c.json(await transactions.listCompleted(rangeOf(c))),
   });
@@ -27,6 +27,6 @@ export function transactionRoutes(router: Router, { transactions, chargePoint }:
     GET: async (c) => c.json(await transactions.summary(rangeOf(c))),
   });
   router.resource('/v1/transactions/active', {
-    GET: (c) => (chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
+    GET: (c) => (charging.chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
   });
 }

@@ -28,8 +28,8 @@ async function idsToDelete(c: AppContext): Promise<string[]> {
   return body.tags.map((t) => t.id);
 }
 
-/** Spec 4.5, type `local` (pairing comes with the charge cycle). */
-export function whitelistRoutes(router: Router, { whitelist }: AppDeps): void {
+/** Spec 4.5, type `local`, and pairing mode. */
+export function whitelistRoutes(router: Router, { whitelist, charging }: AppDeps): void {
   router.resource('/v1/whitelist', {
     GET: async (c) => {
       requireLocalType(c);
@@ -46,5 +46,12 @@ export function whitelistRoutes(router: Router, { whitelist }: AppDeps): void {
       await whitelist.remove(await idsToDelete(c));
       return noContent(c);
     },
+  });
+  router.resource('/v1/whitelist/pairing', {
+    POST: (c) => {
+      charging.enablePairing();
+      return operationSucceeded(c);
+    },
+    GET: async (c) => c.json(await charging.pairedTag()),
   });
 }
