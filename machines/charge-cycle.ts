@@ -107,13 +107,30 @@ export function stopReasonOf(event: ChargeEvent): StopReason {
 }
 
 /**
- * Checked first in every state: a fault leads to `faulted`, disabled charging to `unavailable`. Being first, they
+ * Checked first in every stable state (and at start): a fault leads to `faulted`, disabled charging to `unavailable`. Being first, they
  * win over any transition that would close the contactor in the same step.
  */
 const SAFETY = [
   { guard: 'blocked', target: '#chargeCycle.faulted' },
   { guard: 'disabled', target: '#chargeCycle.unavailable' },
 ] as const;
+
+/** What each guard means, for the generated transition table (docs/charge-cycle.md). */
+export const GUARD_DESCRIPTIONS: Record<string, string> = {
+  blocked: 'a CP fault (E, F, or D without ventilation) or a hardware fault (contactor, overtemperature) is present',
+  disabled: 'charging is disabled by setting',
+  unplugged: 'CP level A (no vehicle)',
+  plugged: 'CP level B, C or D (vehicle connected)',
+  requesting: 'CP level C, or D where ventilation is available (the EV asks for energy)',
+  notRequesting: 'CP level B (the EV does not ask for energy)',
+  currentAvailable: 'allowed current (maximum current setting, lowered by load management) is 6 A or more',
+  currentUnavailable: 'allowed current is below 6 A',
+  freeCharging: 'free charging is enabled (no tag needed)',
+  authorized: 'an authorization is held (tag presented before plug-in)',
+  knownTag: 'the tag is in the local whitelist',
+  sessionTag: 'the tag is the one that authorized the session',
+  otherKnownTag: 'a whitelisted tag other than the session tag',
+};
 
 export const chargeCycleMachine = setup({
   types: {
@@ -247,9 +264,9 @@ export const chargeCycleMachine = setup({
           initial: 'route',
           always: [{ guard: 'unplugged', target: 'available' }],
           states: {
+            // Entered from a state whose SAFETY check has just passed, so no fault can be pending here.
             route: {
               always: [
-                ...SAFETY,
                 { guard: 'authorized', target: 'transaction' },
                 { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' },
                 { target: 'waitForAuth' },
@@ -280,9 +297,9 @@ export const chargeCycleMachine = setup({
                 ],
               },
               states: {
+                // Entered from a state whose SAFETY check has just passed.
                 route: {
                   always: [
-                    ...SAFETY,
                     { guard: 'currentUnavailable', target: 'evsePaused' },
                     { guard: 'requesting', target: 'charging' },
                     { target: 'ready' },

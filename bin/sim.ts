@@ -1,0 +1,108 @@
+/**
+ * `npm run sim -- <command>`: drives the simulated hardware of a running controller (HARDWARE=sim) through its /sim
+ * routes, so a person can play a whole charge and watch it through the API. The controller is found at SIM_URL,
+ * or http://127.0.0.1:$PORT (8080).
+ */
+import { SIM_FAULTS } from '../drivers/index.js';
+
+const USAGE = `usage: npm run sim -- <command>
+  status                 show the simulator and the charge point
+  plug | unplug          connect / disconnect the vehicle (CP B / A)
+  charge | pause         the EV requests charge (C) / stops requesting (B)
+  tag <uid> [nfc]        present a tag (8, 14 or 20 hex digits)
+  fault <kind>           inject a fault: ${SIM_FAULTS.join(', ')}
+  clear <kind>           clear a fault
+  temp <celsius>         set the temperature the sensor reads
+  ev-max <amps>          the EV's own current limit
+  ventilation on|off     the EV asks for ventilation (CP D instead of C)
+  limit <amps>|none      load-management current limit`;
+
+type Call = { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: unknown };
+
+function number(text: string | undefined, what: string): number {
+  const n = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(n)) throw new Error(`${what} must be a number`);
+  return n;
+}
+
+function callFor(args: string[]): Call {
+  const [command, arg, extra] = args;
+  switch (command) {
+    case undefined:
+    case 'status':
+      return { method: 'GET', path: '/sim' };
+    case 'plug':
+    case 'unplug':
+    case 'charge':
+    case 'pause':
+      return { method: 'POST', path: `/sim/${command}` };
+    case 'tag':
+      if (!arg) throw new Error('tag needs the tag uid');
+      return { method: 'POST', path: '/sim/tag', body: { id: arg, technology: extra?.toLowerCase() === 'nfc' ? 'NFC' : 'RFID' } };
+    case 'fault':
+      if (!arg) throw new Error(`fault needs a kind: ${SIM_FAULTS.join(', ')}`);
+      return { method: 'POST', path: '/sim/fault', body: { fault: arg } };
+    case 'clear':
+      if (!arg) throw new Error(`clear needs a kind: ${SIM_FAULTS.join(', ')}`);
+      return { method: 'DELETE', path: `/sim/fault/${encodeURIComponent(arg)}` };
+    case 'temp':
+      return { method: 'POST', path: '/sim/temperature', body: { celsius: number(arg, 'the temperature') } };
+    case 'ev-max':
+      return { method: 'POST', path: '/sim/ev', body: { maxCurrentA: number(arg, 'the current') } };
+    case 'ventilation':
+      if (arg !== 'on' && arg !== 'off') throw new Error('ventilation needs on or off');
+      return { method: 'POST', path: '/sim/ev', body: { ventilation: arg === 'on' } };
+    case 'limit':
+      return { method: 'POST', path: '/sim/load-limit', body: { amps: arg === 'none' ? null : number(arg, 'the limit') } };
+    default:
+      throw new Error(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+interface View {
+  plant: { vehicle: string; pilotLevel: string; pwmCurrentA: number | null; contactorClosed: boolean; cableLocked: boolean; energyWh: number; powerW: number; temperatureC: number; faults: string[] };
+  chargePoint: { systemState: string; ocppState: string; authState: string; transaction?: { consumption: number; power: number; transactionDuration?: number } };
+  hmi: string;
+  loadLimitA: number | null;
+}
+
+function summary(v: View): string {
+  const p = v.plant;
+  const c = v.chargePoint;
+  const lines = [
+    `vehicle ${p.vehicle}, CP ${p.pilotLevel.toUpperCase()}, PWM ${p.pwmCurrentA === null ? 'off' : `${p.pwmCurrentA} A`}, contactor ${p.contactorClosed ? 'closed' : 'open'}, cable ${p.cableLocked ? 'locked' : 'unlocked'}`,
+    `meter ${(p.energyWh / 1000).toFixed(3)} kWh, ${Math.round(p.powerW)} W; temperature ${p.temperatureC} °C; faults ${p.faults.length ? p.faults.join(', ') : 'none'}; load limit ${v.loadLimitA ?? 'none'}`,
+    `charge point ${c.systemState} / ${c.ocppState} / ${c.authState}; HMI ${v.hmi}`,
+  ];
+  if (c.transaction) lines.push(`transaction ${c.transaction.consumption} Wh, ${c.transaction.power} W, ${c.transaction.transactionDuration ?? 0} s`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === 'help' || args[0] === '--help') {
+    console.log(USAGE);
+    return;
+  }
+  const call = callFor(args);
+  const base = process.env.SIM_URL ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
+  const init: RequestInit = { method: call.method };
+  if (call.body !== undefined) init.body = JSON.stringify(call.body);
+  if (call.body !== undefined) init.headers = { 'content-type': 'application/json' };
+  let res: Response;
+  try {
+    res = await fetch(`${base}${call.path}`, init);
+  } catch {
+    throw new Error(`no controller answers at ${base}: start it with npm start (HARDWARE=sim), or set SIM_URL`);
+  }
+  const body = (await res.json().catch(() => undefined)) as (View & { cause?: string }) | undefined;
+  if (res.status === 404) throw new Error(`${base} has no simulator: is the controller running with HARDWARE=sim?`);
+  if (!res.ok) throw new Error(body?.cause ?? `the controller answered ${res.status}`);
+  if (body) console.log(summary(body));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  console.error(`\n${USAGE}`);
+  process.exitCode = 2;
+});

@@ -1,0 +1,81 @@
+import type { AnyStateNode, InspectionEvent } from 'xstate';
+import { takenKey } from '../../machines/transitions.js';
+import { startHarness, type Harness, type HttpResult } from '../harness.js';
+
+export const KNOWN = '04A1B2C3';
+export const OTHER = '0A0B0C0D';
+export const UNKNOWN = 'DEADBEEF';
+
+/** Transitions taken per machine (`chargeCycle`, `pairing`), keyed as in machines/transitions.ts. */
+export const taken = new Map<string, Set<string>>();
+
+function record(event: InspectionEvent): void {
+  if (event.type !== '@xstate.microstep') return;
+  const id = (event.actorRef as { id?: string }).id ?? '';
+  const transitions = (event as unknown as { _transitions: Array<{ source: AnyStateNode; eventType: string; guard?: unknown; target?: AnyStateNode[] }> })
+    ._transitions;
+  let set = taken.get(id);
+  if (!set) taken.set(id, (set = new Set()));
+  for (const t of transitions) set.add(takenKey(t));
+}
+
+export interface Charger {
+  h: Harness;
+  userId: string;
+  /** An API call with a session; logs in again when the session timed out while the clock moved. */
+  api(method: string, path: string, body?: unknown): Promise<HttpResult>;
+  state(): Promise<any>;
+  /** The simulator's view: plant, charge point, HMI. */
+  view(): Promise<any>;
+  sim(path: string, body?: unknown): Promise<HttpResult>;
+  step(ms?: number): Promise<void>;
+  /** Presents a tag and lets the read, the whitelist look-up and the machine's reaction complete. */
+  tag(id: string): Promise<void>;
+  /** A simulator control followed by the CP debounce. */
+  act(path: 'plug' | 'unplug' | 'charge' | 'pause'): Promise<void>;
+  settings(s: Parameters<Harness['controller']['charging']['applySettings']>[0]): Promise<void>;
+  beeps(): Promise<number>;
+}
+
+/** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
+export async function startCharger(opts: { dataDir?: string } = {}): Promise<Charger> {
+  const h = await startHarness({ inspect: record, ...opts });
+  let session = await h.login();
+  const api = async (method: string, path: string, body?: unknown) => {
+    let res = await h.http(method, path, { session, body });
+    if (res.status === 401) {
+      session = await h.login();
+      res = await h.http(method, path, { session, body });
+    }
+    return res;
+  };
+  let userId = '';
+  if (!opts.dataDir) {
+    userId = (await api('POST', '/v1/users', { userName: 'Alice' })).json.userId;
+    const added = await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: KNOWN, userid: userId, tagType: 'RFID' }, { id: OTHER }] });
+    if (added.status !== 200) throw new Error(`whitelist setup failed: ${added.text}`);
+  }
+  const step = (ms?: number) => h.step(ms);
+  return {
+    h,
+    userId,
+    api,
+    state: async () => (await api('GET', '/v1/system_state')).json,
+    view: async () => (await h.http('GET', '/sim')).json,
+    sim: (path, body) => h.sim(path, body),
+    step,
+    async tag(id) {
+      await h.sim('tag', { id });
+      await step(0);
+    },
+    async act(path) {
+      await h.sim(path);
+      await step(50);
+    },
+    async settings(s) {
+      h.controller.charging.applySettings(s);
+      await step(0);
+    },
+    beeps: async () => (await h.http('GET', '/sim')).json.plant.beeps,
+  };
+}
