@@ -3,5 +3,63 @@
  * real devices of a Raspberry Pi class controller. Device drivers live in one folder each beside this file, a real
  * and a simulated implementation behind one interface.
  */
+import type { Hardware } from './types.js';
+import type { RpiPins } from './pins.js';
+import { createSimulatedHardware, type SimulatedPlant } from './sim/plant.js';
+import { checkDistinctPins, DEFAULT_RPI_PINS } from './pins.js';
+
 export const HARDWARE_BACKENDS = ['sim', 'rpi'] as const;
 export type HardwareBackend = (typeof HARDWARE_BACKENDS)[number];
+
+export { DEFAULT_RPI_PINS, type RpiPins } from './pins.js';
+export { SIM_FAULTS, type SimFault, type SimState, type SimulatedPlant } from './sim/plant.js';
+
+export interface MeterPortOptions {
+  /** Serial device of the RS-485 adapter. */
+  path: string;
+  baudRate: number;
+  /** Modbus address of the meter, 1..247. */
+  address: number;
+}
+
+export interface HardwareOptions {
+  /** The clock in ms (the simulated plant's only time source). */
+  now: () => number;
+  /** Phases of the supply/meter, 3 (default) or 1: the simulated power and the number of currents read. */
+  phases?: 1 | 3;
+  /** Phase voltage of the simulation (default 230 V). */
+  voltageV?: number;
+  /** rpi: GPIO assignment (default DEFAULT_RPI_PINS). */
+  pins?: RpiPins;
+  /** rpi: the SDM630 (default /dev/ttyUSB0, 9600 baud, address 1). */
+  meter?: MeterPortOptions;
+  /** rpi: DS18B20 `temperature` file (default: the first 28-* device). */
+  temperatureSensorPath?: string | undefined;
+}
+
+export const DEFAULT_METER_PORT: MeterPortOptions = { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 };
+
+/**
+ * The devices of a backend. `sim` also returns the simulated plant that drives them. `rpi` loads pigpio and
+ * serialport only now (pigpio is optional and works only on a Raspberry Pi) and initialises pigpio: call it before
+ * installing signal handlers.
+ */
+export async function createHardware(backend: HardwareBackend, options: HardwareOptions): Promise<{ hardware: Hardware; plant?: SimulatedPlant }> {
+  if (backend === 'sim') {
+    return createSimulatedHardware({ now: options.now, ...(options.phases ? { phases: options.phases } : {}), ...(options.voltageV ? { voltageV: options.voltageV } : {}) });
+  }
+  if (backend === 'rpi') {
+    const pins = options.pins ?? DEFAULT_RPI_PINS;
+    const [{ loadPigpio }, { createRpiHardware }, { openSdm630Meter }] = await Promise.all([
+      import('./gpio/pigpio.js'),
+      import('./rpi.js'),
+      import('./meter/sdm630.js'),
+    ]);
+    checkDistinctPins(pins);
+    const meterPort = options.meter ?? DEFAULT_METER_PORT;
+    const meter = await openSdm630Meter({ path: meterPort.path, baudRate: meterPort.baudRate, address: meterPort.address, phases: options.phases ?? 3 });
+    const pigpio = await loadPigpio();
+    return { hardware: createRpiHardware(pigpio, { pins, meter, temperatureSensorPath: options.temperatureSensorPath }) };
+  }
+  throw new Error(`unknown hardware backend ${JSON.stringify(backend)}: one of ${HARDWARE_BACKENDS.join(', ')}`);
+}

@@ -1,0 +1,39 @@
+import type { CableLock } from '../types.js';
+import { checkPin, type Pigpio } from '../gpio/pigpio.js';
+
+export interface RpiCableLockOptions {
+  /** BCM GPIO driving the lock actuator's driver stage (high = locked). */
+  pin: number;
+  /** BCM GPIO of the lock's feedback switch (high = locked, pulled down); none when the lock has no feedback. */
+  feedbackPin?: number | undefined;
+}
+
+export type RpiCableLock = CableLock & { close(): void };
+
+/**
+ * The socket's cable lock on a Raspberry Pi: one output whose level the actuator driver holds (high = locked; a
+ * motor lock's driver turns the level into a timed pulse in the right direction) and an optional feedback input.
+ * Starts unlocked. `close()` leaves the lock as it is: the contactor is opened separately, and pulling a locked
+ * cable is what the lock is there to prevent.
+ */
+export function createRpiCableLock(pigpio: Pigpio, options: RpiCableLockOptions): RpiCableLock {
+  const { Gpio } = pigpio;
+  checkPin(options.pin, 'cable lock');
+  const actuator = new Gpio(options.pin, { mode: Gpio.OUTPUT });
+  actuator.digitalWrite(0);
+  let commanded = false;
+  let sensor: InstanceType<typeof Gpio> | undefined;
+  if (options.feedbackPin !== undefined) {
+    checkPin(options.feedbackPin, 'cable lock feedback');
+    sensor = new Gpio(options.feedbackPin, { mode: Gpio.INPUT, pullUpDown: Gpio.PUD_DOWN });
+  }
+  return {
+    set(locked) {
+      commanded = locked;
+      actuator.digitalWrite(locked ? 1 : 0);
+    },
+    commanded: () => commanded,
+    locked: () => (sensor ? sensor.digitalRead() === 1 : undefined),
+    close() {},
+  };
+}
