@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_RPI_PINS } from '../drivers/index.js';
 import { ConfigError, loadConfig } from '../services/config.js';
 
 describe('loadConfig', () => {
@@ -14,6 +15,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logFormat: 'json',
       operatorPassword: undefined,
+      pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
+      meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 },
+      meterPhases: 3,
+      temperatureSensorPath: undefined,
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
   });
@@ -55,5 +60,85 @@ describe('loadConfig', () => {
 
   test('several bad variables are all named', () => {
     expect(() => loadConfig({ PORT: 'x', HARDWARE: 'y' })).toThrow(/PORT: .*\n.*HARDWARE: /s);
+  });
+});
+
+describe('loadConfig: Raspberry Pi hardware variables', () => {
+  const problems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+
+  test('defaults match the drivers\' default pin assignment', () => {
+    const c = loadConfig({});
+    expect(c.pins).toMatchObject(DEFAULT_RPI_PINS);
+    expect(c.pins.contactorFeedback).toBeUndefined();
+    expect(c.pins.lockFeedback).toBeUndefined();
+  });
+
+  test('every variable is read', () => {
+    const c = loadConfig({
+      GPIO_CP_PWM: '12',
+      GPIO_CP_LEVEL: '2, 3,4 ,7,8',
+      GPIO_CONTACTOR: '9',
+      GPIO_CONTACTOR_FEEDBACK: '10',
+      GPIO_LOCK: '11',
+      GPIO_LOCK_FEEDBACK: '0',
+      GPIO_BUZZER: '27',
+      GPIO_LEDS: '14,15,16',
+      METER_PORT: '/dev/serial0',
+      METER_BAUD: '19200',
+      METER_ADDRESS: '247',
+      METER_PHASES: '1',
+      TEMPERATURE_SENSOR: '/sys/bus/w1/devices/28-00000abc/temperature',
+    });
+    expect(c.pins).toEqual({ cpPwm: 12, cpLevel: [2, 3, 4, 7, 8], contactor: 9, contactorFeedback: 10, lock: 11, lockFeedback: 0, buzzer: 27, leds: [14, 15, 16] });
+    expect(c.meter).toEqual({ path: '/dev/serial0', baudRate: 19200, address: 247 });
+    expect(c.meterPhases).toBe(1);
+    expect(c.temperatureSensorPath).toBe('/sys/bus/w1/devices/28-00000abc/temperature');
+    expect(loadConfig({ GPIO_CONTACTOR_FEEDBACK: '', METER_PHASES: '', TEMPERATURE_SENSOR: '' })).toMatchObject({ meterPhases: 3, temperatureSensorPath: undefined, pins: { contactorFeedback: undefined } });
+  });
+
+  test.each([
+    ['GPIO_CP_PWM', '28'],
+    ['GPIO_CP_PWM', '-1'],
+    ['GPIO_CP_PWM', 'x'],
+    ['GPIO_CP_LEVEL', '5,6,13,19'],
+    ['GPIO_CP_LEVEL', '5,6,13,19,26,4'],
+    ['GPIO_CP_LEVEL', '5,6,13,19,30'],
+    ['GPIO_CONTACTOR', '100'],
+    ['GPIO_CONTACTOR_FEEDBACK', '1.5'],
+    ['GPIO_LOCK', '40'],
+    ['GPIO_LOCK_FEEDBACK', 'none'],
+    ['GPIO_BUZZER', '99'],
+    ['GPIO_LEDS', '23,24'],
+    ['GPIO_LEDS', '23;24;25'],
+    ['METER_PORT', 'ttyUSB0'],
+    ['METER_BAUD', '9601'],
+    ['METER_ADDRESS', '0'],
+    ['METER_ADDRESS', '248'],
+    ['METER_PHASES', '2'],
+    ['TEMPERATURE_SENSOR', 'relative/path'],
+  ])('%s=%s is refused with a message naming the variable', (name, value) => {
+    expect(problems({ [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`))]);
+  });
+
+  test('a pin used twice is refused, naming the later variable and the earlier one', () => {
+    expect(problems({ GPIO_BUZZER: '17' })).toEqual(['GPIO_BUZZER: GPIO 17 is already used by GPIO_CONTACTOR (got "17")']);
+    expect(problems({ GPIO_CONTACTOR_FEEDBACK: '6' })).toEqual(['GPIO_CONTACTOR_FEEDBACK: GPIO 6 is already used by GPIO_CP_LEVEL (got "6")']);
+    // The default pins count too: a feedback input on the default lock pin.
+    expect(problems({ GPIO_LOCK_FEEDBACK: '27' })).toEqual(['GPIO_LOCK_FEEDBACK: GPIO 27 is already used by GPIO_LOCK (got "27")']);
+    expect(problems({ GPIO_LEDS: '2,3,2' })).toEqual(['GPIO_LEDS: GPIO 2 is listed twice (got "2,3,2")']);
+    expect(problems({ GPIO_CP_PWM: '23', GPIO_LOCK: '23' })).toEqual([
+      'GPIO_LOCK: GPIO 23 is already used by GPIO_CP_PWM (got "23")',
+      'GPIO_LEDS: GPIO 23 is already used by GPIO_CP_PWM (got "23,24,25")',
+    ]);
+    // Moving a default pin away frees it for another device.
+    expect(loadConfig({ GPIO_CONTACTOR: '4', GPIO_BUZZER: '17' }).pins).toMatchObject({ contactor: 4, buzzer: 17 });
   });
 });
