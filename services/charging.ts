@@ -373,7 +373,7 @@ export function createChargingService(deps: ChargingDeps) {
       const idle = meta.systemState === 'idle' && meta.authState !== 'authorized_for_charging';
       pairing!.send({ type: 'ENABLE', chargePointIdle: idle });
       if (pairing!.getSnapshot().context.lastEnable !== 'enabled') {
-        const why = meta.systemState === 'idle' ? 'an authorization is waiting for a vehicle' : `the charge point is ${meta.systemState}`;
+        const why = meta.systemState === 'idle' ? 'an authorization is waiting for a vehicle' : `the charge point is in state ${meta.systemState}`;
         throw internal(`Pairing mode can only be enabled while the charge point is idle; ${why}`);
       }
     },

@@ -66,8 +66,16 @@ test('first start creates the data directory and database, prints the generated 
   expect((await stat(join(dataDir, 'controller.db'))).mode & 0o777).toBe(0o600);
   await login(run.port, password);
 
-  const lines = run.stdout.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(lines.some((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v1/login' && l.status === 200)).toBe(true);
+  // The log is written asynchronously: wait for the request line to arrive.
+  const loginLogged = () =>
+    run.stdout
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .some((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v1/login' && l.status === 200);
+  for (let i = 0; i < 100 && !loginLogged(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(loginLogged()).toBe(true);
   expect(run.stdout.join('')).not.toContain(password);
 
   run.child.kill('SIGINT');
@@ -140,4 +148,47 @@ test('npm run accounts: set, list and remove accounts on the controller database
   expect(res.status).toBe(200);
   controller.child.kill('SIGTERM');
   await once(controller.child, 'exit');
+});
+
+test('power loss while charging (SIGKILL): after restart the transaction is completed with its last checkpoint', async () => {
+  const dataDir = join(root, 'power-loss');
+  const env = { DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-secret-1' };
+  const run = await launch(env);
+  const session = await login(run.port, 'operator-secret-1');
+  const call = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
+  const tag = '04A1B2C3';
+  expect((await call('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: tag }] })).status).toBe(200);
+  /** Polls the state until `done` holds (the controller runs on the real clock here). */
+  const until = async (done: (s: any) => boolean) => {
+    for (let i = 0; i < 200; i++) {
+      const s = (await call('GET', '/v1/system_state')).json;
+      if (done(s)) return s;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('state not reached');
+  };
+  for (const path of ['/sim/plug', '/sim/charge']) expect((await httpRequest(run.port, 'POST', path)).status).toBe(200);
+  expect((await httpRequest(run.port, 'POST', '/sim/tag', { body: { id: tag } })).status).toBe(200);
+  await until((s) => s.systemState === 'charging' && s.transaction?.consumption >= 2);
+  expect((await httpRequest(run.port, 'POST', '/sim/pause')).status).toBe(200); // a state change: checkpoint
+  const paused = await until((s) => s.systemState === 'charging_pause' && s.transaction.power === 0);
+  const { transactionId, consumption } = paused.transaction;
+
+  run.child.kill('SIGKILL');
+  await once(run.child, 'exit');
+
+  const again = await launch(env);
+  try {
+    expect(again.stdout.join('')).toContain('completed transactions interrupted by a power loss');
+    const s2 = await login(again.port, 'operator-secret-1');
+    const list = await httpRequest(again.port, 'GET', '/v1/transactions', { session: s2 });
+    expect(list.json).toEqual([
+      { transactionId, tagId: tag, startTransaction: paused.transaction.transactionStart, endTransaction: expect.any(String), consumption, maxPower: expect.any(Number) },
+    ]);
+    expect(list.json[0].maxPower).toBeGreaterThan(10_000);
+    expect((await httpRequest(again.port, 'GET', '/v1/transactions/active', { session: s2 })).status).toBe(204);
+  } finally {
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+  }
 });
