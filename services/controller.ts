@@ -104,7 +104,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
 
   const clock = options.clock ?? realClock;
-  const { hardware, plant } = await createHardware(config.hardware, { now: () => clock.now() });
+  const { hardware, plant } = await createHardware(config.hardware, {
+    now: () => clock.now(),
+    phases: config.meterPhases,
+    pins: config.pins,
+    meter: config.meter,
+    temperatureSensorPath: config.temperatureSensorPath,
+  });
   const charging = createChargingService({ hardware, transactions: services.transactions, whitelist: services.whitelist, clock, now, logger });
   const machine = controllerMachine.provide({
     actors: {
