@@ -122,4 +122,11 @@ describe('charge cycle machine', () => {
     m.send({ type: 'SETTINGS', settings: { chargingEnabled: true } });
     expect(m.system()).toBe('idle');
   });
+
+  it('starting with a CP fault or disabled goes straight to faulted or unavailable', () => {
+    expect(start({ pilot: 'e' }).system()).toBe('error');
+    expect(start({ pilot: 'b', settings: { chargingEnabled: false } }).system()).toBe('unavailable');
+    const m = start({ pilot: 'c', settings: { freeCharging: true } });
+    expect([m.system(), m.has('contactor'), m.has('locked')]).toEqual(['charging', true, true]);
+  });
 });
