@@ -132,6 +132,10 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
   otherKnownTag: 'a whitelisted tag other than the session tag',
 };
 
+/** A tag while no authorization is held: a whitelisted one authorizes (with feedback), any other is refused. */
+const authorizeOrRefuse = <T extends string>(target: T) =>
+  [{ guard: 'knownTag', target, actions: ['authorizeByTag', 'acceptTag'] }, { actions: 'refuseTag' }] as const;
+
 export const chargeCycleMachine = setup({
   types: {
     context: {} as ChargeContext,
@@ -227,10 +231,7 @@ export const chargeCycleMachine = setup({
               entry: 'clearAuthorization',
               always: [...SAFETY],
               on: {
-                TAG: [
-                  { guard: 'knownTag', target: 'authorized', actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
-                ],
+                TAG: authorizeOrRefuse('authorized'),
               },
             },
             authorized: {
@@ -250,10 +251,7 @@ export const chargeCycleMachine = setup({
               entry: 'clearAuthorization',
               always: [...SAFETY],
               on: {
-                TAG: [
-                  { guard: 'knownTag', target: 'authorized', actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
-                ],
+                TAG: authorizeOrRefuse('authorized'),
               },
             },
           },
@@ -276,10 +274,7 @@ export const chargeCycleMachine = setup({
               meta: meta({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing' }),
               always: [...SAFETY, { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' }],
               on: {
-                TAG: [
-                  { guard: 'knownTag', target: 'transaction', actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
-                ],
+                TAG: authorizeOrRefuse('transaction'),
               },
             },
 
@@ -368,10 +363,7 @@ export const chargeCycleMachine = setup({
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
               always: [...SAFETY],
               on: {
-                TAG: [
-                  { guard: 'knownTag', target: 'transaction', actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
-                ],
+                TAG: authorizeOrRefuse('transaction'),
               },
             },
           },

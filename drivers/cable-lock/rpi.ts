@@ -1,5 +1,6 @@
 import type { CableLock } from '../types.js';
-import { checkPin, type Pigpio } from '../gpio/pigpio.js';
+import type { Pigpio } from '../gpio/pigpio.js';
+import { createSwitchedOutput } from '../gpio/switched-output.js';
 
 export interface RpiCableLockOptions {
   /** BCM GPIO driving the lock actuator's driver stage (high = locked). */
@@ -17,23 +18,6 @@ export type RpiCableLock = CableLock & { close(): void };
  * cable is what the lock is there to prevent.
  */
 export function createRpiCableLock(pigpio: Pigpio, options: RpiCableLockOptions): RpiCableLock {
-  const { Gpio } = pigpio;
-  checkPin(options.pin, 'cable lock');
-  const actuator = new Gpio(options.pin, { mode: Gpio.OUTPUT });
-  actuator.digitalWrite(0);
-  let commanded = false;
-  let sensor: InstanceType<typeof Gpio> | undefined;
-  if (options.feedbackPin !== undefined) {
-    checkPin(options.feedbackPin, 'cable lock feedback');
-    sensor = new Gpio(options.feedbackPin, { mode: Gpio.INPUT, pullUpDown: Gpio.PUD_DOWN });
-  }
-  return {
-    set(locked) {
-      commanded = locked;
-      actuator.digitalWrite(locked ? 1 : 0);
-    },
-    commanded: () => commanded,
-    locked: () => (sensor ? sensor.digitalRead() === 1 : undefined),
-    close() {},
-  };
+  const actuator = createSwitchedOutput(pigpio, options, 'cable lock');
+  return { set: actuator.set, commanded: actuator.commanded, locked: actuator.feedback, close() {} };
 }
