@@ -76,6 +76,8 @@ export function createChargingService(deps: ChargingDeps) {
   let temperatureC: number | null = null;
   let temperatureAnswering = true;
   let active: ActiveTransaction | null = null;
+  /** Bumped whenever anything /v1/system_state shows changes, so polling clients get a cached answer. */
+  let version = 0;
   let reading = false;
   let readingTimer: unknown;
   let pilotTimer: unknown;
@@ -107,10 +109,12 @@ export function createChargingService(deps: ChargingDeps) {
     try {
       lastReading = await hardware.meter.read();
       meterAnswering = true;
+      version++;
       if (active) active.maxPowerW = Math.max(active.maxPowerW, Math.round(lastReading.powerW));
       return lastReading;
     } catch {
       meterAnswering = false;
+      version++;
       return null;
     }
   }
@@ -136,11 +140,13 @@ export function createChargingService(deps: ChargingDeps) {
     try {
       temperatureC = await hardware.temperature.read();
       temperatureAnswering = true;
+      version++;
       const over = reportedFaults.has('overtemperature');
       setFault('overtemperature', over ? temperatureC >= TEMPERATURE_RESUME_C : temperatureC >= TEMPERATURE_LIMIT_C);
     } catch {
       temperatureAnswering = false;
       temperatureC = null;
+      version++;
     }
   }
 
@@ -230,6 +236,7 @@ export function createChargingService(deps: ChargingDeps) {
       if (auth.tagId !== undefined) tx.tagId = auth.tagId;
       if (auth.userId !== undefined) tx.userId = auth.userId;
       active = tx;
+      version++;
       logger.info({ transactionId: tx.id, freeCharging: auth.tagId === undefined }, 'transaction started');
       enqueue('transaction start', async () => {
         if (tx.meterStartWh === null) tx.meterStartWh = (await readMeter())?.energyWh ?? 0;
@@ -249,6 +256,7 @@ export function createChargingService(deps: ChargingDeps) {
     const tx = active;
     if (!tx) return;
     active = null;
+    version++;
     const endedAt = now();
     logger.info({ transactionId: tx.id, reason }, 'transaction stopped');
     enqueue('transaction stop', async () => {
@@ -294,8 +302,12 @@ export function createChargingService(deps: ChargingDeps) {
     return details;
   }
 
+  /** The state as /v1/system_state shows it, computed afresh only when something in it changed. */
+  let cached: { version: number; second: number; state: SystemState } | undefined;
   const chargePoint: ChargePoint = {
     state(): SystemState {
+      const second = active ? Math.floor(now() / 1000) : -1;
+      if (cached && cached.version === version && cached.second === second) return cached.state;
       const snapshot = cycle().getSnapshot();
       const meta = stateMeta(snapshot);
       const { pilot } = snapshot.context;
@@ -313,6 +325,7 @@ export function createChargingService(deps: ChargingDeps) {
       };
       if (temperatureC !== null) state.ambientTemp = Math.round(temperatureC * 10) / 10;
       if (active) state.transaction = transactionDetails(active);
+      cached = { version, second, state };
       return state;
     },
     messages,
@@ -332,6 +345,7 @@ export function createChargingService(deps: ChargingDeps) {
       showHmi();
       const sub = chargeCycle.subscribe({
         next: (snapshot) => {
+          version++;
           applyOutputs(snapshot);
           showHmi();
           const value = JSON.stringify(snapshot.value);
