@@ -6,6 +6,8 @@ import type { ChargingService } from '../services/charging.js';
 import type { KeyValueStore } from '../services/kv-store.js';
 import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
+import type { Settings } from '../services/settings/index.js';
+import type { Dashboard } from '../services/settings/dashboard.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
@@ -13,6 +15,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { errorResponse, SessionError } from './errors.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
+import { settingsRoutes } from './routes/settings.js';
 import { simRoutes } from './routes/sim.js';
 import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -27,6 +30,8 @@ export interface AppDeps {
   keyValues: KeyValueStore;
   transactions: Transactions;
   charging: ChargingService;
+  settings: Settings;
+  dashboard: Dashboard;
   /** The simulated plant: present with HARDWARE=sim only, and so are the /sim routes. */
   plant?: SimulatedPlant | undefined;
   logger: Logger;
@@ -107,6 +112,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mapRoutes(router, deps);
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
+  settingsRoutes(router, deps);
   if (deps.plant) simRoutes(app, deps.plant, deps.charging);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).

@@ -45,7 +45,10 @@ export const noContent = (c: Context) => c.body(null, 204);
  * problems the not-logged-in body, and anything unexpected a logged 500 whose body reveals nothing internal.
  */
 export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unknown) => void): Response {
-  if (err instanceof OperationError) return operationFailed(c, STATUS_OF[err.kind], err.message);
+  if (err instanceof OperationError) {
+    if (err.details) return c.json({ success: false as const, cause: err.message, ...err.details }, STATUS_OF[err.kind]);
+    return operationFailed(c, STATUS_OF[err.kind], err.message);
+  }
   if (err instanceof SessionError) {
     return c.json({ logged_in: false as const, message: err.message, code: err.code }, err.status);
   }

@@ -67,3 +67,13 @@ export const transactions = sqliteTable(
   },
   (t) => [index('transactions_completed_by_start').on(t.startedAt).where(sql`ended_at IS NOT NULL`)],
 );
+
+/**
+ * Settings values that differ from their catalogue default (services/settings/catalogue.ts is the single source of
+ * keys, types, defaults and roles). Values are JSON: a string, an integer (enums: the option's value) or three integers.
+ */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

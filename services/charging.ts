@@ -56,6 +56,8 @@ export interface ChargingDeps {
   /** Wall-clock time for stored timestamps. */
   now: () => number;
   logger: Logger;
+  /** CP debounce (the PilotDebounce setting; PILOT_DEBOUNCE_MS by default). */
+  pilotDebounceMs?: number;
 }
 
 /**
@@ -68,6 +70,9 @@ export interface ChargingDeps {
  */
 export function createChargingService(deps: ChargingDeps) {
   const { hardware, transactions, whitelist, clock, now, logger } = deps;
+  const debounceMs = deps.pilotDebounceMs ?? PILOT_DEBOUNCE_MS;
+  /** The FLLEnabled setting: off, no tag is found in the local whitelist (pairing still reports known tags). */
+  let localWhitelist = true;
   let chargeCycle: ChargeCycleActor | undefined;
   let pairing: PairingActor | undefined;
 
@@ -209,13 +214,13 @@ export function createChargingService(deps: ChargingDeps) {
       if (stopped || hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
       if (level === 'a') setFault('contactor-not-closing', false); // that fault is latched until the vehicle leaves
       cycle().send({ type: 'PILOT', level });
-    }, PILOT_DEBOUNCE_MS);
+    }, debounceMs);
   }
 
   async function onTag(uid: string, technology: TagTechnology): Promise<void> {
     setReading(true, READING_DISPLAY_MS);
     const toPairing = pairing?.getSnapshot().matches('on') ?? false;
-    const entry = await whitelist.find(uid);
+    const entry = toPairing || localWhitelist ? await whitelist.find(uid) : undefined;
     if (stopped) return;
     if (toPairing) pairing!.send({ type: 'TAG', id: uid, tagType: technology, known: entry !== undefined });
     else {
@@ -368,6 +373,10 @@ export function createChargingService(deps: ChargingDeps) {
     },
     settings(): ChargeSettings {
       return cycle().getSnapshot().context.settings;
+    },
+
+    setLocalWhitelist(enabled: boolean): void {
+      localWhitelist = enabled;
     },
 
     /** The current limit from load management (A), null for none. */

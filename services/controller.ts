@@ -13,6 +13,8 @@ import { controllerMachine, type ChargeCycleActor, type PairingActor, type Sessi
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
+import { createDashboard } from './settings/dashboard.js';
+import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
 import type { Config } from './config.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import type { Logger } from './logger.js';
@@ -59,6 +61,7 @@ export interface Controller {
   whitelist: Whitelist;
   keyValues: KeyValueStore;
   transactions: Transactions;
+  settings: Settings;
   /** The charge cycle's connection to hardware and database (state, messages, pairing, settings, load limit). */
   charging: ChargingService;
   hardware: Hardware;
@@ -103,15 +106,25 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const interrupted = await services.transactions.closeInterrupted();
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
 
+  const settings = await createSettings(database, { now, computed: () => computedValues(now) });
+
   const clock = options.clock ?? realClock;
   const { hardware, plant } = await createHardware(config.hardware, {
     now: () => clock.now(),
-    phases: config.meterPhases,
+    phases: settings.get('Phases') === 1 ? 1 : 3,
     pins: config.pins,
     meter: config.meter,
     temperatureSensorPath: config.temperatureSensorPath,
   });
-  const charging = createChargingService({ hardware, transactions: services.transactions, whitelist: services.whitelist, clock, now, logger });
+  const charging = createChargingService({
+    hardware,
+    transactions: services.transactions,
+    whitelist: services.whitelist,
+    clock,
+    now,
+    logger,
+    pilotDebounceMs: settings.get('PilotDebounce') as number,
+  });
   const machine = controllerMachine.provide({
     actors: {
       chargeCycle: chargeCycleMachine.provide({ actions: charging.chargeActions }),
@@ -120,7 +133,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   });
   const root = createActor(machine, {
     clock,
-    input: { chargeCycle: { pilot: hardware.pilot.level() } },
+    input: { chargeCycle: { pilot: hardware.pilot.level(), settings: chargeSettingsOf(settings) } },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
@@ -130,8 +143,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
     pairing: root.system.get('pairing') as PairingActor,
   });
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
+  applySettings(settings, { charging, logger });
+  settings.onChange(() => applySettings(settings, { charging, logger }));
 
-  const fetch = withRequestLog(createApp({ ...services, sessions, charging, plant, logger }).fetch, logger);
+  const dashboard = createDashboard(settings, charging.chargePoint, now);
+  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger }).fetch, logger);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
@@ -146,6 +162,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     sessions,
     ...services,
     charging,
+    settings,
     hardware,
     plant,
     close: () =>

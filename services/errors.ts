@@ -12,13 +12,15 @@ export class OperationError extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
+    /** Extra members of the OperationFailed body (for example the per-key results of a refused settings write). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'OperationError';
   }
 }
 
-export const invalid = (message: string) => new OperationError('invalid', message);
+export const invalid = (message: string, details?: Record<string, unknown>) => new OperationError('invalid', message, details);
 export const notFound = (message: string) => new OperationError('not-found', message);
 export const conflict = (message: string) => new OperationError('conflict', message);
 export const internal = (message: string) => new OperationError('internal', message);

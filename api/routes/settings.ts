@@ -1,0 +1,88 @@
+import * as v from 'valibot';
+import type { AppContext, AppDeps, Router } from '../app.js';
+import { jsonBody, parseWith } from '../body.js';
+import { charCount, invalid } from '../../services/errors.js';
+
+/** Spec 8: the `params` query of GET /settings, commas included. */
+export const PARAMS_QUERY_LIMIT = 4000;
+/** The deprecated GET body `{params: [...]}`: its key list obeys the same limit; the body itself at most this. */
+const GET_BODY_LIMIT_BYTES = 16 * 1024;
+
+const SettingKey = v.pipe(v.string(), v.minLength(1, 'a key must not be empty'), v.maxLength(255, 'a key is at most 255 characters'));
+const KeysBody = v.strictObject({ params: v.pipe(v.array(SettingKey), v.minLength(1, 'params must name at least one key')) });
+const SetBody = v.strictObject({
+  params: v.pipe(
+    v.array(v.strictObject({ key: SettingKey, value: v.unknown() }, 'each item of params must be {key, value}')),
+    v.minLength(1, 'params must hold at least one {key, value}'),
+    v.maxLength(500, 'params holds at most 500 items'),
+  ),
+});
+const DashboardQuery = v.object({ descriptions: v.optional(v.picklist(['0', '1'], 'descriptions must be 0 or 1'), '1') });
+
+/** The deprecated GET body, read from the HTTP request itself (a GET `Request` cannot carry a body). */
+async function getBody(c: AppContext): Promise<unknown> {
+  const incoming = c.env?.incoming;
+  if (!incoming || (!incoming.headers['content-length'] && !incoming.headers['transfer-encoding'])) return undefined;
+  if (Number(incoming.headers['content-length'] ?? 0) > GET_BODY_LIMIT_BYTES) throw invalid(`The request body is larger than ${GET_BODY_LIMIT_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > GET_BODY_LIMIT_BYTES) throw invalid(`The request body is larger than ${GET_BODY_LIMIT_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw invalid(`The request body is not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/** The keys asked for: the `params` query (recommended) or the deprecated body; none → all settings. */
+async function requestedKeys(c: AppContext): Promise<string[] | undefined> {
+  const query = c.req.query('params');
+  if (query !== undefined) {
+    if (charCount(query) > PARAMS_QUERY_LIMIT) throw invalid(`The query parameter params is longer than ${PARAMS_QUERY_LIMIT} characters`);
+    const keys = query.split(',');
+    if (keys.some((k) => k === '')) throw invalid('The query parameter params has an empty key; separate keys with single commas');
+    return keys;
+  }
+  const body = await getBody(c);
+  if (body === undefined) return undefined;
+  const { params } = parseWith(KeysBody, body, 'The request body');
+  if (charCount(params.join(',')) > PARAMS_QUERY_LIMIT) throw invalid(`The keys in params are longer than ${PARAMS_QUERY_LIMIT} characters together`);
+  return params;
+}
+
+/** Spec 4.2 and 4.8. */
+export function settingsRoutes(router: Router, { settings, dashboard }: AppDeps): void {
+  const set = async (c: AppContext) => {
+    const { params } = parseWith(SetBody, await jsonBody(c));
+    const { role } = c.get('session');
+    return c.json(await settings.set(role, params));
+  };
+  router.resource('/v1/settings', {
+    GET: async (c) => {
+      const { role, username } = c.get('session');
+      const keys = await requestedKeys(c);
+      return c.json(keys === undefined ? settings.all(role, username) : settings.some(role, keys));
+    },
+    POST: set,
+    PATCH: set,
+  });
+  router.resource('/v1/app_settings', {
+    GET: (c) => {
+      const { role, username } = c.get('session');
+      return c.json(settings.all(role, username, true));
+    },
+  });
+  router.resource('/v1/app_dashboard', {
+    GET: (c) => {
+      const { descriptions } = parseWith(DashboardQuery, { descriptions: c.req.query('descriptions') }, 'The query');
+      const { role, username } = c.get('session');
+      return c.json(dashboard(role, username, descriptions === '1'));
+    },
+  });
+}

@@ -1,0 +1,526 @@
+import type { Role } from '../../db/schema.js';
+
+/**
+ * The settings catalogue: every parameter the controller has, the single source for storage (defaults, keys),
+ * validation (type, length, range, options), access (roles), reboot rules, the app endpoints and the documentation
+ * (docs/settings.md is generated from it). The spec shows the shape of settings (2.7) but not the list; this list is
+ * what a type 2 AC charge controller of this class has.
+ */
+
+export const GROUP_KEYS = ['network', 'backend', 'authorization', 'whitelists', 'loadmanagement', 'installation', 'system', 'devel'] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
+export const GROUP_LABELS: Record<GroupKey, string> = {
+  network: 'Network',
+  backend: 'Backend',
+  authorization: 'Authorization',
+  whitelists: 'Whitelists',
+  loadmanagement: 'Load Management',
+  installation: 'Installation',
+  system: 'System',
+  devel: 'Development',
+};
+
+export interface EnumOption {
+  value: number;
+  label: string;
+}
+
+interface FieldBase {
+  key: string;
+  label: string;
+  description: string;
+  /** Lowest role that sees the field. */
+  role: Role;
+  /** Lowest role that may change it (default: `role`); read-only fields cannot be changed by anyone. */
+  writeRole?: Role;
+  mode: 'rw' | 'ro';
+  /** Shown only when each parent parameter has one of the listed values (enums: option values). */
+  parents?: { name: string; value: (string | number)[] }[];
+  unit?: string;
+  /** A change takes effect after a restart (`reboot_required`). */
+  reboot?: boolean;
+  /** Part of /v1/app_settings (the smartphone app's view). */
+  app?: boolean;
+}
+
+export type FieldDef =
+  | (FieldBase & { type: 'string'; default: string; length: [number, number]; pattern?: RegExp; patternHint?: string })
+  | (FieldBase & { type: 'int'; default: number; range: [number, number] })
+  | (FieldBase & { type: 'enum'; default: number; options: EnumOption[] })
+  | (FieldBase & { type: 'triple'; default: [number, number, number]; range: [number, number] });
+
+export interface SubGroupDef {
+  key: string;
+  label: string;
+  fields: FieldDef[];
+}
+
+export interface GroupDef {
+  key: GroupKey;
+  sub_groups: SubGroupDef[];
+}
+
+const OFF_ON: EnumOption[] = [
+  { value: 0, label: 'Off' },
+  { value: 1, label: 'On' },
+];
+
+/** Languages of ChargePointInfo (spec 2.7); the `Language` setting selects the active one. */
+export const LANGUAGES = [
+  { key: 'gb', value: 0, lang: 'en_GB', label: 'English' },
+  { key: 'de', value: 1, lang: 'de_DE', label: 'Deutsch' },
+  { key: 'nl', value: 2, lang: 'nl_NL', label: 'Nederlands' },
+  { key: 'fr', value: 3, lang: 'fr_FR', label: 'Français' },
+] as const;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+export const CATALOGUE: GroupDef[] = [
+  {
+    key: 'network',
+    sub_groups: [
+      {
+        key: 'lan',
+        label: 'LAN',
+        fields: [
+          {
+            key: 'LanMode',
+            label: 'IP address assignment',
+            description: 'DHCP: the controller gets its address from the network. Static: the address below is used.',
+            type: 'enum',
+            options: [
+              { value: 0, label: 'DHCP' },
+              { value: 1, label: 'Static' },
+            ],
+            default: 0,
+            mode: 'rw',
+            role: 'operator',
+            reboot: true,
+          },
+          {
+            key: 'LanIpAddress',
+            label: 'Static IP address',
+            description: 'IPv4 address of the controller when the assignment is static.',
+            type: 'string',
+            length: [7, 15],
+            pattern: IPV4,
+            patternHint: 'an IPv4 address such as 192.168.1.50',
+            default: '192.168.1.50',
+            mode: 'rw',
+            role: 'operator',
+            parents: [{ name: 'LanMode', value: [1] }],
+            reboot: true,
+          },
+          {
+            key: 'LanNetmask',
+            label: 'Netmask',
+            description: 'IPv4 netmask of the static address.',
+            type: 'string',
+            length: [7, 15],
+            pattern: IPV4,
+            patternHint: 'an IPv4 netmask such as 255.255.255.0',
+            default: '255.255.255.0',
+            mode: 'rw',
+            role: 'operator',
+            parents: [{ name: 'LanMode', value: [1] }],
+            reboot: true,
+          },
+          {
+            key: 'LanGateway',
+            label: 'Gateway',
+            description: 'IPv4 address of the default gateway for the static address.',
+            type: 'string',
+            length: [7, 15],
+            pattern: IPV4,
+            patternHint: 'an IPv4 address such as 192.168.1.1',
+            default: '192.168.1.1',
+            mode: 'rw',
+            role: 'operator',
+            parents: [{ name: 'LanMode', value: [1] }],
+            reboot: true,
+          },
+        ],
+      },
+      {
+        key: 'gsm',
+        label: 'GSM',
+        fields: [
+          {
+            key: 'GsmEnabled',
+            label: 'Mobile network',
+            description: 'Connect the backend over the built-in modem instead of the LAN.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 0,
+            mode: 'rw',
+            role: 'operator',
+            reboot: true,
+          },
+          {
+            key: 'GsmApn',
+            label: 'APN',
+            description: 'Access point name of the mobile network provider.',
+            type: 'string',
+            length: [0, 64],
+            pattern: PRINTABLE,
+            patternHint: 'printable ASCII characters',
+            default: '',
+            mode: 'rw',
+            role: 'operator',
+            parents: [{ name: 'GsmEnabled', value: [1] }],
+            reboot: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'backend',
+    sub_groups: [
+      {
+        key: 'connection',
+        label: 'Connection',
+        fields: [
+          {
+            key: 'OcppEnabled',
+            label: 'OCPP backend',
+            description: 'Connect to an OCPP 1.6 central system. Off: the controller works stand-alone.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 0,
+            mode: 'rw',
+            role: 'installer',
+            reboot: true,
+          },
+          {
+            key: 'OcppUrl',
+            label: 'Central system URL',
+            description: 'WebSocket URL of the OCPP central system (ws:// or wss://).',
+            type: 'string',
+            length: [0, 255],
+            pattern: /^$|^wss?:\/\/[\x21-\x7e]+$/,
+            patternHint: 'empty or a ws:// or wss:// URL',
+            default: '',
+            mode: 'rw',
+            role: 'installer',
+            parents: [{ name: 'OcppEnabled', value: [1] }],
+            reboot: true,
+          },
+        ],
+      },
+      {
+        key: 'ocpp',
+        label: 'OCPP',
+        fields: [
+          {
+            key: 'OcppChargeBoxId',
+            label: 'Charge box identity',
+            description: 'Identity of this charge point at the central system.',
+            type: 'string',
+            length: [1, 48],
+            pattern: /^[\w.-]+$/,
+            patternHint: 'letters, digits, ".", "_" and "-"',
+            default: 'CC-0001',
+            mode: 'rw',
+            role: 'installer',
+            parents: [{ name: 'OcppEnabled', value: [1] }],
+            reboot: true,
+          },
+          {
+            key: 'OcppHeartbeatInterval',
+            label: 'Heartbeat interval',
+            description: 'Interval of OCPP heartbeats when the central system does not set one.',
+            type: 'int',
+            range: [30, 86_400],
+            default: 300,
+            unit: 's',
+            mode: 'rw',
+            role: 'installer',
+            parents: [{ name: 'OcppEnabled', value: [1] }],
+          },
+          {
+            key: 'OCPPWLEnabled',
+            label: 'OCPP whitelist',
+            description: 'Accept tags from the whitelist the central system sends (OCPP local authorization list).',
+            type: 'enum',
+            options: OFF_ON,
+            default: 0,
+            mode: 'rw',
+            role: 'operator',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'authorization',
+    sub_groups: [
+      {
+        key: 'rfid',
+        label: 'RFID Settings',
+        fields: [
+          {
+            key: 'RFIDMode',
+            label: 'RFID Mode',
+            description: 'RFID only: the reader reads RFID cards. RFID/NFC hybrid: it also answers phones over NFC (the app).',
+            type: 'enum',
+            options: [
+              { value: 0, label: 'RFID only' },
+              { value: 1, label: 'RFID/NFC hybrid' },
+            ],
+            default: 0,
+            mode: 'rw',
+            role: 'operator',
+            app: true,
+          },
+          {
+            key: 'AuthTimeout',
+            label: 'Authorization timeout',
+            description: 'How long a tag presented before plugging in stays valid.',
+            type: 'int',
+            range: [5, 600],
+            default: 30,
+            unit: 's',
+            mode: 'rw',
+            role: 'operator',
+            app: true,
+          },
+        ],
+      },
+      {
+        key: 'freecharging',
+        label: 'Free Charging',
+        fields: [
+          {
+            key: 'FreeCharging',
+            label: 'Free charging',
+            description: 'On: every vehicle charges when plugged in, without a tag.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 0,
+            mode: 'rw',
+            role: 'user',
+            writeRole: 'operator',
+            app: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'whitelists',
+    sub_groups: [
+      {
+        key: 'local',
+        label: 'Local Whitelist',
+        fields: [
+          {
+            key: 'FLLEnabled',
+            label: 'Local whitelist',
+            description: 'On: tags in the local whitelist may charge. Off: the local whitelist is not used.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 1,
+            mode: 'rw',
+            role: 'operator',
+            app: true,
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'loadmanagement',
+    sub_groups: [
+      {
+        key: 'currentlimits',
+        label: 'Current Limits',
+        fields: [
+          {
+            key: 'MaxCurrent',
+            label: 'Maximum current',
+            description: 'The highest current per phase announced to the vehicle (PWM duty).',
+            type: 'int',
+            range: [6, 32],
+            default: 16,
+            unit: 'A',
+            mode: 'rw',
+            role: 'user',
+            writeRole: 'operator',
+            app: true,
+          },
+          {
+            key: 'PhaseCurrentLimits',
+            label: 'Supply limits per phase',
+            description: 'Limits of the supply on L1, L2, L3; the announced current never exceeds the lowest.',
+            type: 'triple',
+            range: [6, 80],
+            default: [32, 32, 32],
+            unit: 'A',
+            mode: 'rw',
+            role: 'installer',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'installation',
+    sub_groups: [
+      {
+        key: 'connector',
+        label: 'Connector',
+        fields: [
+          {
+            key: 'ChargingEnabled',
+            label: 'Charging enabled',
+            description: 'Off: the charge point is unavailable; a running charge is stopped.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 1,
+            mode: 'rw',
+            role: 'operator',
+            app: true,
+          },
+          {
+            key: 'Phases',
+            label: 'Phases',
+            description: 'Phases wired to the connector and the meter.',
+            type: 'enum',
+            options: [
+              { value: 1, label: '1 phase' },
+              { value: 3, label: '3 phases' },
+            ],
+            default: 3,
+            mode: 'rw',
+            role: 'installer',
+            reboot: true,
+          },
+          {
+            key: 'Ventilation',
+            label: 'Ventilation',
+            description: 'On: the installation ventilates, so vehicles requesting ventilation (CP state D) may charge.',
+            type: 'enum',
+            options: OFF_ON,
+            default: 0,
+            mode: 'rw',
+            role: 'installer',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'system',
+    sub_groups: [
+      {
+        key: 'language',
+        label: 'Language',
+        fields: [
+          {
+            key: 'Language',
+            label: 'Language',
+            description: 'Language of the web interface and the app.',
+            type: 'enum',
+            options: LANGUAGES.map((l) => ({ value: l.value, label: l.label })),
+            default: 0,
+            mode: 'rw',
+            role: 'user',
+            app: true,
+          },
+        ],
+      },
+      {
+        key: 'info',
+        label: 'Information',
+        fields: [
+          {
+            key: 'FirmwareVersion_custom',
+            label: 'Firmware version',
+            description: 'Version of the controller firmware.',
+            type: 'string',
+            length: [0, 64],
+            default: '',
+            mode: 'ro',
+            role: 'user',
+            app: true,
+          },
+          {
+            key: 'SerialNumber_custom',
+            label: 'Serial number',
+            description: 'Serial number of the controller (its machine id).',
+            type: 'string',
+            length: [0, 64],
+            default: '',
+            mode: 'ro',
+            role: 'user',
+            app: true,
+          },
+          {
+            key: 'ControllerTime_custom',
+            label: 'Controller time',
+            description: 'Date and time of the controller in UTC.',
+            type: 'string',
+            length: [0, 64],
+            default: '',
+            mode: 'ro',
+            role: 'user',
+            app: true,
+          },
+        ],
+      },
+      {
+        key: 'logging',
+        label: 'Logging',
+        fields: [
+          {
+            key: 'LogLevel',
+            label: 'Log level',
+            description: 'Detail of the controller log. Takes effect at once.',
+            type: 'enum',
+            options: [
+              { value: 0, label: 'error' },
+              { value: 1, label: 'warn' },
+              { value: 2, label: 'info' },
+              { value: 3, label: 'debug' },
+            ],
+            default: 2,
+            mode: 'rw',
+            role: 'installer',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    key: 'devel',
+    sub_groups: [
+      {
+        key: 'diagnostics',
+        label: 'Diagnostics',
+        fields: [
+          {
+            key: 'PilotDebounce',
+            label: 'Control pilot debounce',
+            description: 'Time a control pilot level must be stable before the charge cycle acts on it.',
+            type: 'int',
+            range: [10, 100],
+            default: 40,
+            unit: 'ms',
+            mode: 'rw',
+            role: 'manufacturer',
+            reboot: true,
+          },
+        ],
+      },
+    ],
+  },
+];
+
+/** Every field by key. */
+export const FIELDS: ReadonlyMap<string, FieldDef & { group: GroupKey; subGroup: string }> = new Map(
+  CATALOGUE.flatMap((g) => g.sub_groups.flatMap((sg) => sg.fields.map((f) => [f.key, { ...f, group: g.key, subGroup: sg.key }] as const))),
+);
+
+export type SettingValue = string | number | [number, number, number];

@@ -1,0 +1,306 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { inArray } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js';
+import type { ChargeSettings } from '../../machines/charge-cycle.js';
+import type { ChargingService } from '../charging.js';
+import { charCount, invalid, notFound } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { CATALOGUE, FIELDS, GROUP_LABELS, LANGUAGES, type FieldDef, type SettingValue } from './catalogue.js';
+
+export { CATALOGUE, FIELDS, type FieldDef, type SettingValue };
+
+const rank = (role: Role) => ROLES.indexOf(role);
+export const canSee = (user: Role, field: FieldDef) => rank(user) >= rank(field.role);
+export const canChange = (user: Role, field: FieldDef) => field.mode === 'rw' && rank(user) >= rank(field.writeRole ?? field.role);
+
+/** Values of the read-only fields computed at the time of asking. */
+export interface ComputedValues {
+  FirmwareVersion_custom: string;
+  SerialNumber_custom: string;
+  ControllerTime_custom: string;
+}
+
+/** A field as the API shows it (spec 2.7 Field). */
+export interface FieldView {
+  role?: string;
+  key: string;
+  value: unknown;
+  type: FieldDef['type'];
+  mode: 'rw' | 'ro';
+  validation?: { length: [number, number] } | { range: [number, number] };
+  default: unknown;
+  label: string;
+  description?: string;
+  parents?: { name: string; value: (string | number)[] }[];
+  isNotAuthorized?: 1;
+  unit?: string;
+}
+
+/** One pair of a POST/PATCH request, as received. */
+export interface SettingPair {
+  key: string;
+  value: unknown;
+}
+
+export interface SetResult {
+  params: { key: string; success: boolean }[];
+  reboot_required: boolean;
+}
+
+/** The value a client sees: enums as `{value, label}`, the rest as stored. */
+export function presentValue(field: FieldDef, value: SettingValue): unknown {
+  if (field.type === 'enum') return { value, label: field.options.find((o) => o.value === value)?.label ?? String(value) };
+  return value;
+}
+
+/** Checks a requested value against its field (step 4 of spec 4.2); returns the value to store or a reason. */
+export function checkValue(field: FieldDef, raw: unknown): { ok: true; value: SettingValue } | { ok: false; reason: string } {
+  switch (field.type) {
+    case 'string': {
+      if (typeof raw !== 'string') return { ok: false, reason: 'must be a string' };
+      const n = charCount(raw);
+      const [min, max] = field.length;
+      if (n < min || n > max) return { ok: false, reason: `must be ${min} to ${max} characters long` };
+      if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: 'must not contain control characters' };
+      if (field.pattern && !field.pattern.test(raw)) return { ok: false, reason: `must be ${field.patternHint ?? 'in the documented form'}` };
+      return { ok: true, value: raw };
+    }
+    case 'int': {
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, reason: 'must be an integer' };
+      const [min, max] = field.range;
+      if (raw < min || raw > max) return { ok: false, reason: `must be from ${min} to ${max}` };
+      return { ok: true, value: raw };
+    }
+    case 'enum': {
+      const v = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw ? (raw as { value: unknown }).value : raw;
+      const option = field.options.find((o) => o.value === v);
+      if (!option) return { ok: false, reason: `must be one of ${field.options.map((o) => `${o.value} (${o.label})`).join(', ')}` };
+      return { ok: true, value: option.value };
+    }
+    case 'triple': {
+      const [min, max] = field.range;
+      if (!Array.isArray(raw) || raw.length !== 3 || !raw.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max)) {
+        return { ok: false, reason: `must be three integers from ${min} to ${max}` };
+      }
+      return { ok: true, value: [raw[0], raw[1], raw[2]] as [number, number, number] };
+    }
+  }
+}
+
+/** How a group or sub-group's role reads: its lowest visible level, with `+` when it also holds higher ones. */
+function spanRole(fields: FieldDef[]): string {
+  const ranks = fields.map((f) => rank(f.role));
+  const low = Math.min(...ranks);
+  return `${ROLES[low]}${Math.max(...ranks) > low ? '+' : ''}`;
+}
+
+/**
+ * The settings: values persisted in the database (only those that differ from the default are stored), read from
+ * memory, written all-or-nothing. Listeners apply a change at once; fields marked `reboot` set `reboot_required`
+ * until the next start instead.
+ */
+export async function createSettings(database: Database, opts: { now: () => number; computed: () => ComputedValues }) {
+  const values = new Map<string, SettingValue>();
+  for (const [key, field] of FIELDS) if (field.mode === 'rw') values.set(key, field.default);
+  for (const row of await database.db.select().from(settingsTable)) {
+    const field = FIELDS.get(row.key);
+    if (!field || field.mode !== 'rw') continue; // a key a later firmware dropped
+    const checked = checkValue(field, JSON.parse(row.value));
+    if (checked.ok) values.set(row.key, checked.value);
+  }
+  let rebootRequired = false;
+  /** Bumped on every change, so each client can be told whether settings changed since it last read them. */
+  let version = 0;
+  const seenBy = new Map<string, number>();
+  const listeners: Array<(changed: ReadonlyMap<string, SettingValue>) => void> = [];
+
+  const valueOf = (field: FieldDef): SettingValue => {
+    if (field.mode === 'ro') return (opts.computed() as unknown as Record<string, string>)[field.key] ?? field.default;
+    return values.get(field.key) ?? field.default;
+  };
+
+  function fieldView(field: FieldDef, role: Role, descriptions = true): FieldView {
+    const view: FieldView = {
+      role: field.role,
+      key: field.key,
+      value: presentValue(field, valueOf(field)),
+      type: field.type,
+      mode: field.mode,
+      default: presentValue(field, field.default),
+      label: field.label,
+    };
+    if (field.type === 'string') view.validation = { length: field.length };
+    if (field.type === 'int') view.validation = { range: field.range };
+    if (descriptions) view.description = field.description;
+    if (field.parents) view.parents = field.parents;
+    if (field.mode === 'rw' && !canChange(role, field)) view.isNotAuthorized = 1;
+    if (field.unit) view.unit = field.unit;
+    return view;
+  }
+
+  function groupsFor(role: Role, include: (f: FieldDef) => boolean) {
+    return CATALOGUE.flatMap((g) => {
+      const subGroups = g.sub_groups.flatMap((sg) => {
+        const fields = sg.fields.filter((f) => canSee(role, f) && include(f));
+        return fields.length ? [{ key: sg.key, label: sg.label, role: spanRole(fields), fields: fields.map((f) => fieldView(f, role)) }] : [];
+      });
+      if (!subGroups.length) return [];
+      const fields = g.sub_groups.flatMap((sg) => sg.fields.filter((f) => canSee(role, f) && include(f)));
+      return [{ role: spanRole(fields), key: g.key, label: GROUP_LABELS[g.key], sub_groups: subGroups }];
+    });
+  }
+
+  function chargePointInfo() {
+    const language = values.get('Language');
+    return {
+      languages: LANGUAGES.map((l) => ({ ...l, active: l.value === language })),
+      MultipleConnectors: false,
+      ControllerHemX2: false,
+      OCPPWLEnabled: values.get('OCPPWLEnabled') === 1,
+      FLLEnabled: values.get('FLLEnabled') === 1,
+    };
+  }
+
+  return {
+    /** A stored or computed value. */
+    get(key: string): SettingValue {
+      const field = FIELDS.get(key);
+      if (!field) throw new Error(`no setting ${key}`);
+      return valueOf(field);
+    },
+
+    /** Spec 2.7 for a role; `appOnly` limits it to the fields designated for the app. Marks the account as up to date. */
+    all(role: Role, username: string, appOnly = false) {
+      seenBy.set(username, version);
+      return {
+        name: 'settings' as const,
+        result: { reboot_required: rebootRequired },
+        groups: groupsFor(role, (f) => !appOnly || f.app === true),
+        ChargePointInfo: chargePointInfo(),
+      };
+    },
+
+    /** GET /settings?params=: `{params: [{key: value}]}`; 404 naming the keys that do not exist for this role. */
+    some(role: Role, keys: string[]) {
+      const missing = keys.filter((k) => {
+        const f = FIELDS.get(k);
+        return !f || !canSee(role, f);
+      });
+      if (missing.length) throw notFound(`Unknown setting ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
+      return { params: keys.map((k) => ({ [k]: presentValue(FIELDS.get(k)!, valueOf(FIELDS.get(k)!)) })) };
+    },
+
+    /**
+     * POST/PATCH /settings: every pair is checked first, in the spec's order (form, permission, existence, value);
+     * when any fails nothing is written and the 400 names each failing key. Otherwise the changed values are written
+     * in one transaction and applied.
+     */
+    async set(role: Role, pairs: SettingPair[]): Promise<SetResult> {
+      const failures: string[] = [];
+      const accepted = new Map<string, SettingValue>();
+      const seen = new Set<string>();
+      pairs.forEach((pair, i) => {
+        const field = FIELDS.get(pair.key);
+        const name = JSON.stringify(pair.key);
+        if (seen.has(pair.key)) return failures.push(`${name} appears more than once`);
+        seen.add(pair.key);
+        if (field && canSee(role, field) && !canChange(role, field)) {
+          return failures.push(field.mode === 'ro' ? `${name} is read-only` : `${name} may not be changed by role ${role}`);
+        }
+        if (!field || !canSee(role, field)) return failures.push(`${name} does not exist`);
+        const checked = checkValue(field, pair.value);
+        if (!checked.ok) return failures.push(`${name} ${checked.reason} (params[${i}])`);
+        accepted.set(pair.key, checked.value);
+      });
+      if (failures.length) {
+        throw invalid(`No setting was changed: ${failures.join('; ')}`, {
+          params: pairs.map((p) => ({ key: p.key, success: false })),
+          reboot_required: rebootRequired,
+        });
+      }
+      // Compared and written inside the serialised write, so concurrent requests apply one after the other.
+      const changed = await database.write(async (tx) => {
+        const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
+        if (diff.size === 0) return diff;
+        const at = opts.now();
+        const reset = [...diff].filter(([k, v]) => JSON.stringify(FIELDS.get(k)!.default) === JSON.stringify(v)).map(([k]) => k);
+        if (reset.length) await tx.delete(settingsTable).where(inArray(settingsTable.key, reset));
+        for (const [key, value] of diff) {
+          if (reset.includes(key)) continue;
+          const json = JSON.stringify(value);
+          await tx.insert(settingsTable).values({ key, value: json, updatedAt: at }).onConflictDoUpdate({ target: settingsTable.key, set: { value: json, updatedAt: at } });
+        }
+        for (const [k, v] of diff) values.set(k, v);
+        return diff;
+      });
+      if (changed.size) {
+        version++;
+        if ([...changed.keys()].some((k) => FIELDS.get(k)!.reboot)) rebootRequired = true;
+        const live = new Map([...changed].filter(([k]) => !FIELDS.get(k)!.reboot));
+        if (live.size) for (const l of listeners) l(live);
+      }
+      return { params: pairs.map((p) => ({ key: p.key, success: true })), reboot_required: rebootRequired };
+    },
+
+    /** Whether settings changed since this account last read them all (`settings_changed` of 2.15). */
+    changedFor(username: string): boolean {
+      const seen = seenBy.get(username);
+      return seen === undefined || seen < version;
+    },
+
+    fieldView,
+    field: (key: string): FieldDef | undefined => FIELDS.get(key),
+    visible: canSee,
+
+    /** Called with the values that changed (and take effect at once), after they are stored. */
+    onChange(listener: (changed: ReadonlyMap<string, SettingValue>) => void): void {
+      listeners.push(listener);
+    },
+  };
+}
+
+export type Settings = Awaited<ReturnType<typeof createSettings>>;
+
+const FIRMWARE_VERSION = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+})();
+
+const SERIAL_NUMBER = (() => {
+  try {
+    return readFileSync('/etc/machine-id', 'utf8').trim().slice(0, 12).toUpperCase();
+  } catch {
+    return hostname();
+  }
+})();
+
+/** The read-only fields' values now. */
+export function computedValues(now: () => number): ComputedValues {
+  return { FirmwareVersion_custom: FIRMWARE_VERSION, SerialNumber_custom: SERIAL_NUMBER, ControllerTime_custom: new Date(now()).toISOString() };
+}
+
+/** What the charge cycle obeys, from the settings. */
+export function chargeSettingsOf(settings: Pick<Settings, 'get'>): ChargeSettings {
+  const limits = settings.get('PhaseCurrentLimits') as number[];
+  return {
+    freeCharging: settings.get('FreeCharging') === 1,
+    chargingEnabled: settings.get('ChargingEnabled') === 1,
+    ventilationAvailable: settings.get('Ventilation') === 1,
+    authTimeoutMs: (settings.get('AuthTimeout') as number) * 1000,
+    maxCurrentA: Math.min(settings.get('MaxCurrent') as number, ...limits),
+  };
+}
+
+const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info', 3: 'debug' };
+
+/** Applies the settings that take effect at once: charge cycle, local whitelist use, log level. */
+export function applySettings(settings: Pick<Settings, 'get'>, to: { charging: ChargingService; logger: Logger }): void {
+  to.charging.applySettings(chargeSettingsOf(settings));
+  to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
+  to.logger.level = LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info';
+}
