@@ -206,10 +206,10 @@ export async function createSettings(database: Database, opts: { now: () => numb
         const name = JSON.stringify(pair.key);
         if (seen.has(pair.key)) return failures.push(`${name} appears more than once`);
         seen.add(pair.key);
-        if (field && canSee(role, field) && !canChange(role, field)) {
+        if (field && !canChange(role, field)) {
           return failures.push(field.mode === 'ro' ? `${name} is read-only` : `${name} may not be changed by role ${role}`);
         }
-        if (!field || !canSee(role, field)) return failures.push(`${name} does not exist`);
+        if (!field) return failures.push(`${name} does not exist`);
         const checked = checkValue(field, pair.value);
         if (!checked.ok) return failures.push(`${name} ${checked.reason} (params[${i}])`);
         accepted.set(pair.key, checked.value);

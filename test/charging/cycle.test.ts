@@ -269,6 +269,20 @@ describe('settings and load management', () => {
     expect((await c.state()).systemState).toBe('charging');
   });
 
+  it('local whitelist off (FLLEnabled 0): whitelisted tags no longer authorize; the supply limits cap the PWM', async () => {
+    const c = await charger();
+    expect((await c.api('PATCH', '/v1/settings', { params: [{ key: 'FLLEnabled', value: 0 }] })).status).toBe(200);
+    await c.act('plug');
+    const before = await c.beeps();
+    await c.tag(KNOWN);
+    expect((await c.state()).systemState).toBe('wait_for_auth');
+    expect((await c.view()).plant.lastBeep).toEqual({ count: 1, ms: 800 });
+    expect(await c.beeps()).toBe(before + 1);
+    await c.api('PATCH', '/v1/settings', { params: [{ key: 'FLLEnabled', value: 1 }, { key: 'PhaseCurrentLimits', value: [20, 12, 20] }] });
+    await c.tag(KNOWN);
+    expect((await c.view()).plant.pwmCurrentA).toBe(12);
+  });
+
   it('EVSE pause under load: PWM off, contactor open when the EV leaves C, or power cut after 6 s', async () => {
     const c = await charger();
     await charging(c);

@@ -1,8 +1,19 @@
 import type { AnyStateNode, InspectionEvent } from 'xstate';
+import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import { takenKey } from '../../machines/transitions.js';
 import { startHarness, type Harness, type HttpResult } from '../harness.js';
 
 export const KNOWN = '04A1B2C3';
+const INSTALLER_PASSWORD = 'installer-secret-1';
+
+/** The catalogue key and value of each charge-cycle setting. */
+const SETTING_KEYS: { [K in keyof ChargeSettings]: [string, (v: ChargeSettings[K]) => unknown] } = {
+  freeCharging: ['FreeCharging', (v) => (v ? 1 : 0)],
+  chargingEnabled: ['ChargingEnabled', (v) => (v ? 1 : 0)],
+  ventilationAvailable: ['Ventilation', (v) => (v ? 1 : 0)],
+  authTimeoutMs: ['AuthTimeout', (v) => v / 1000],
+  maxCurrentA: ['MaxCurrent', (v) => v],
+};
 export const OTHER = '0A0B0C0D';
 export const UNKNOWN = 'DEADBEEF';
 
@@ -33,18 +44,22 @@ export interface Charger {
   tag(id: string): Promise<void>;
   /** A simulator control followed by the CP debounce. */
   act(path: 'plug' | 'unplug' | 'charge' | 'pause'): Promise<void>;
-  settings(s: Parameters<Harness['controller']['charging']['applySettings']>[0]): Promise<void>;
+  /** Changes settings through PATCH /v1/settings (as an installer). */
+  settings(s: Partial<ChargeSettings>): Promise<void>;
   beeps(): Promise<number>;
 }
 
 /** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
 export async function startCharger(opts: { dataDir?: string } = {}): Promise<Charger> {
   const h = await startHarness({ inspect: record, ...opts });
-  let session = await h.login();
+  // An installer may change every charging setting (Ventilation included).
+  await h.controller.accounts.set('installer', 'installer', INSTALLER_PASSWORD);
+  const login = () => h.login('installer', INSTALLER_PASSWORD);
+  let session = await login();
   const api = async (method: string, path: string, body?: unknown) => {
     let res = await h.http(method, path, { session, body });
     if (res.status === 401) {
-      session = await h.login();
+      session = await login();
       res = await h.http(method, path, { session, body });
     }
     return res;
@@ -73,7 +88,12 @@ export async function startCharger(opts: { dataDir?: string } = {}): Promise<Cha
       await step(50);
     },
     async settings(s) {
-      h.controller.charging.applySettings(s);
+      const params = Object.entries(s).map(([name, value]) => {
+        const [key, toValue] = SETTING_KEYS[name as keyof ChargeSettings];
+        return { key, value: toValue(value as never) };
+      });
+      const res = await api('PATCH', '/v1/settings', { params });
+      if (res.status !== 200) throw new Error(`settings refused: ${res.text}`);
       await step(0);
     },
     beeps: async () => (await h.http('GET', '/sim')).json.plant.beeps,
