@@ -58,7 +58,6 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a Modbus address from 1 to 247'), v.transform(Number), v.minValue(1, 'must be a Modbus address from 1 to 247'), v.maxValue(247, 'must be a Modbus address from 1 to 247')),
     '1',
   ),
-  METER_PHASES: v.optional(v.pipe(v.picklist(['1', '3'], 'must be 1 or 3'), v.transform((phases) => Number(phases) as 1 | 3)), '3'),
   TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
 });
 
@@ -82,8 +81,6 @@ export type Config = {
   pins: RpiPins;
   /** HARDWARE=rpi: the SDM630 meter's serial device, baud rate and Modbus address (METER_PORT, METER_BAUD, METER_ADDRESS). */
   meter: MeterPortOptions;
-  /** Phases of the supply (METER_PHASES): the currents the meter reports; also used by the simulation. */
-  meterPhases: 1 | 3;
   /** HARDWARE=rpi: the DS18B20's `temperature` file (TEMPERATURE_SENSOR); unset = the first 28-* 1-wire device. */
   temperatureSensorPath: string | undefined;
 };
@@ -146,7 +143,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
       leds: e.GPIO_LEDS,
     },
     meter: { path: e.METER_PORT, baudRate: e.METER_BAUD, address: e.METER_ADDRESS },
-    meterPhases: e.METER_PHASES,
     temperatureSensorPath: e.TEMPERATURE_SENSOR,
   };
 }

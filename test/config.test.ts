@@ -17,7 +17,6 @@ describe('loadConfig', () => {
       operatorPassword: undefined,
       pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
       meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 },
-      meterPhases: 3,
       temperatureSensorPath: undefined,
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
@@ -94,14 +93,12 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
       METER_PORT: '/dev/serial0',
       METER_BAUD: '19200',
       METER_ADDRESS: '247',
-      METER_PHASES: '1',
       TEMPERATURE_SENSOR: '/sys/bus/w1/devices/28-00000abc/temperature',
     });
     expect(c.pins).toEqual({ cpPwm: 12, cpLevel: [2, 3, 4, 7, 8], contactor: 9, contactorFeedback: 10, lock: 11, lockFeedback: 0, buzzer: 27, leds: [14, 15, 16] });
     expect(c.meter).toEqual({ path: '/dev/serial0', baudRate: 19200, address: 247 });
-    expect(c.meterPhases).toBe(1);
     expect(c.temperatureSensorPath).toBe('/sys/bus/w1/devices/28-00000abc/temperature');
-    expect(loadConfig({ GPIO_CONTACTOR_FEEDBACK: '', METER_PHASES: '', TEMPERATURE_SENSOR: '' })).toMatchObject({ meterPhases: 3, temperatureSensorPath: undefined, pins: { contactorFeedback: undefined } });
+    expect(loadConfig({ GPIO_CONTACTOR_FEEDBACK: '', TEMPERATURE_SENSOR: '' })).toMatchObject({ temperatureSensorPath: undefined, pins: { contactorFeedback: undefined } });
   });
 
   test.each([
@@ -122,7 +119,6 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
     ['METER_BAUD', '9601'],
     ['METER_ADDRESS', '0'],
     ['METER_ADDRESS', '248'],
-    ['METER_PHASES', '2'],
     ['TEMPERATURE_SENSOR', 'relative/path'],
   ])('%s=%s is refused with a message naming the variable', (name, value) => {
     expect(problems({ [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`))]);
