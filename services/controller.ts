@@ -9,7 +9,8 @@ import { openDatabase, type Database } from '../db/client.js';
 import { createHardware, type SimulatedPlant } from '../drivers/index.js';
 import type { Hardware } from '../drivers/types.js';
 import { chargeCycleMachine } from '../machines/charge-cycle.js';
-import { controllerMachine, type ChargeCycleActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { controllerMachine, type ChargeCycleActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
@@ -17,6 +18,7 @@ import { createDashboard } from './settings/dashboard.js';
 import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
 import type { Config } from './config.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
+import { createNfcService, type NfcService } from './nfc.js';
 import type { Logger } from './logger.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createTransactions, type Transactions } from './transactions.js';
@@ -43,6 +45,8 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
+  /** Devices to use instead of those of `config.hardware` (tests: simulated devices, some deliberately broken). */
+  hardware?: { hardware: Hardware; plant?: SimulatedPlant | undefined };
   /** Receives the actor system's inspection events (state charts, model-based tests, transition coverage). */
   inspect?: InspectionObserver;
   /** Shows the generated initial operator password once (the console by default, never the log). */
@@ -64,6 +68,8 @@ export interface Controller {
   settings: Settings;
   /** The charge cycle's connection to hardware and database (state, messages, pairing, settings, load limit). */
   charging: ChargingService;
+  /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
+  nfc: NfcService;
   hardware: Hardware;
   /** The simulated plant (vehicle, meter, faults) with HARDWARE=sim. */
   plant: SimulatedPlant | undefined;
@@ -109,13 +115,17 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const settings = await createSettings(database, { now, computed: () => computedValues(now) });
 
   const clock = options.clock ?? realClock;
-  const { hardware, plant } = await createHardware(config.hardware, {
+  const { hardware, plant } = options.hardware ??
+    (await createHardware(config.hardware, {
     now: () => clock.now(),
     phases: settings.get('Phases') === 1 ? 1 : 3,
     pins: config.pins,
     meter: config.meter,
     temperatureSensorPath: config.temperatureSensorPath,
-  });
+    timers: clock,
+    log: logger,
+    nfc: config.nfc,
+    }));
   const charging = createChargingService({
     hardware,
     transactions: services.transactions,
@@ -125,10 +135,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger,
     pilotDebounceMs: settings.get('PilotDebounce') as number,
   });
+  const nfc = createNfcService({ target: hardware.nfc, setReading: (on) => charging.setReading(on), logger });
   const machine = controllerMachine.provide({
     actors: {
       chargeCycle: chargeCycleMachine.provide({ actions: charging.chargeActions }),
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
+      nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
     },
   });
   const root = createActor(machine, {
@@ -148,6 +160,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger }).fetch, logger);
+  nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
@@ -162,6 +175,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     sessions,
     ...services,
     charging,
+    nfc,
     settings,
     hardware,
     plant,
@@ -169,6 +183,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       (closing ??= (async () => {
         await server.close();
         await charging.stop();
+        nfc.stop();
         root.stop();
         await hardware.close();
         await database.close();

@@ -9,6 +9,8 @@ import { loadConfig } from '../services/config.js';
 import { startController, type Controller, type InspectionObserver } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
+import { createHardware } from '../drivers/index.js';
+import type { Hardware } from '../drivers/types.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -78,6 +80,11 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
   });
 }
 
+async function wrapSimulated(wrap: (hardware: Hardware, clock: ManualClock) => Hardware, clock: ManualClock) {
+  const { hardware, plant } = await createHardware('sim', { now: () => clock.now() });
+  return { hardware: wrap(hardware, clock), plant };
+}
+
 /** Where the test clock starts: 2026-06-01T08:00:00.000Z. */
 export const TEST_EPOCH = Date.UTC(2026, 5, 1, 8, 0, 0);
 
@@ -87,7 +94,14 @@ export const TEST_EPOCH = Date.UTC(2026, 5, 1, 8, 0, 0);
  * in memory.
  */
 export async function startHarness(
-  opts: { dataDir?: string; env?: Record<string, string>; clock?: ManualClock; inspect?: InspectionObserver } = {},
+  opts: {
+    dataDir?: string;
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    inspect?: InspectionObserver;
+    /** Replaces devices of the simulated hardware (deliberately broken drivers for the model-based tests). */
+    hardware?: (hardware: Hardware, clock: ManualClock) => Hardware;
+  } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD, ...opts.env });
@@ -107,6 +121,7 @@ export async function startHarness(
     now: () => clock.now(),
     showInitialPassword: () => undefined,
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
+    ...(opts.hardware ? { hardware: await wrapSimulated(opts.hardware, clock) } : {}),
   });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {

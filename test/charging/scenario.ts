@@ -1,6 +1,8 @@
 import type { AnyStateNode, InspectionEvent } from 'xstate';
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import { takenKey } from '../../machines/transitions.js';
+import type { Hardware } from '../../drivers/types.js';
+import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness, type HttpResult } from '../harness.js';
 
 export const KNOWN = '04A1B2C3';
@@ -50,8 +52,17 @@ export interface Charger {
 }
 
 /** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
-export async function startCharger(opts: { dataDir?: string } = {}): Promise<Charger> {
-  const h = await startHarness({ inspect: record, ...opts });
+export async function startCharger(
+  opts: { dataDir?: string; inspect?: (e: InspectionEvent) => void; hardware?: (hardware: Hardware, clock: ManualClock) => Hardware } = {},
+): Promise<Charger> {
+  const h = await startHarness({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.hardware ? { hardware: opts.hardware } : {}),
+    inspect: (e) => {
+      record(e);
+      opts.inspect?.(e);
+    },
+  });
   // An installer may change every charging setting (Ventilation included).
   await h.controller.accounts.set('installer', 'installer', INSTALLER_PASSWORD);
   const login = () => h.login('installer', INSTALLER_PASSWORD);

@@ -1,0 +1,194 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { transition } from 'xstate';
+import type { Hardware } from '../../drivers/types.js';
+import {
+  allowedCurrentA,
+  chargeCycleMachine,
+  POWER_CUT_DELAY_MS,
+  stateMeta,
+  type ChargeCycleSnapshot,
+  type ChargeEvent,
+  type PilotLevel,
+} from '../../machines/charge-cycle.js';
+import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
+import { READING_DISPLAY_MS } from '../../services/charging.js';
+import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
+import type { ManualClock } from '../clock.js';
+import { CoverageRecorder, planPaths, writeReport, type ModelPath } from './model.js';
+
+/**
+ * Model-based tests of the charge cycle: shortest paths generated from machines/charge-cycle.ts, chosen to take every
+ * transition, each executed on a fresh controller on simulated hardware through /sim and the API. After every step
+ * the outside world must match the model: the API's states, contactor, cable lock, PWM, LEDs, buzzer, transactions.
+ *
+ * MBT_BREAK=<fault> runs the same paths against a deliberately broken device or timer (see BREAKS): the paths that
+ * then fail are the suite catching the fault (README, "Model-based tests").
+ */
+
+const AUTH_TIMEOUT_MS = 30_000;
+const PILOTS: PilotLevel[] = ['a', 'b', 'c', 'd', 'e', 'f'];
+const TAG_IDS: Record<string, string> = { K: KNOWN, O: OTHER, U: UNKNOWN };
+
+/** The events of the model: bounded variants of every input, so the graph is finite (320 context states). */
+function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
+  const { context } = s;
+  const events: ChargeEvent[] = [
+    ...PILOTS.filter((p) => p !== context.pilot).map((level): ChargeEvent => ({ type: 'PILOT', level })),
+    { type: 'TAG', id: 'K', known: true, userId: 'user-K' },
+    { type: 'TAG', id: 'O', known: true },
+    { type: 'TAG', id: 'U', known: false },
+    { type: 'SETTINGS', settings: { freeCharging: !context.settings.freeCharging } },
+    { type: 'SETTINGS', settings: { chargingEnabled: !context.settings.chargingEnabled } },
+    { type: 'SETTINGS', settings: { ventilationAvailable: !context.settings.ventilationAvailable } },
+    { type: 'LOAD_LIMIT', amps: context.loadLimitA === null ? 0 : null },
+    { type: 'FAULT', fault: 'overtemperature', active: !context.faults.includes('overtemperature') },
+  ];
+  // Delayed transitions are model events too; the executor lets the manual clock run for them.
+  if (s.matches({ operative: { available: 'authorized' } })) events.push({ type: 'xstate.after.authTimeout.chargeCycle.operative.available.authorized' } as never);
+  if (s.matches({ operative: { session: { transaction: 'pausing' } } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.pausing' } as never);
+  if (s.matches({ operative: { session: 'stopping' } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.stopping' } as never);
+  return events;
+}
+
+/** The model's tags carry the user of the whitelist entry; the controller knows KNOWN's real user id. */
+const serializeState = (s: ChargeCycleSnapshot) => JSON.stringify([s.value, { ...s.context, authorization: s.context.authorization?.tagId ?? s.context.authorization }]);
+
+const UNREACHABLE = { 'operative.route | always | blocked | faulted': 'a CP fault present at start (covered by test/machines)' };
+const { paths } = planPaths(chargeCycleMachine, { events: modelEvents, input: {}, serializeState, unreachable: UNREACHABLE });
+
+/** Deliberately broken devices and timers (MBT_BREAK), to show the suite catches real faults. */
+const BREAKS: Record<string, (hw: Hardware, clock: ManualClock) => Hardware> = {
+  'contactor-never-opens': (hw) => ({ ...hw, contactor: { ...hw.contactor, set: (closed) => closed && hw.contactor.set(true) } }),
+  'lock-never-locks': (hw) => ({ ...hw, cableLock: { ...hw.cableLock, set: () => undefined } }),
+  'pwm-stuck-off': (hw) => ({ ...hw, pilot: { ...hw.pilot, setDuty: () => undefined } }),
+  'power-cut-timer-never-fires': (hw, clock) => {
+    const setTimeout = clock.setTimeout.bind(clock);
+    clock.setTimeout = (fn, ms) => setTimeout(ms === POWER_CUT_DELAY_MS ? () => undefined : fn, ms);
+    return hw;
+  },
+};
+const broken = process.env.MBT_BREAK;
+if (broken !== undefined && !(broken in BREAKS)) throw new Error(`MBT_BREAK must be one of ${Object.keys(BREAKS).join(', ')}`);
+
+const coverage = new CoverageRecorder();
+
+/** Puts the simulated vehicle and CP faults where the model's level says, all within one debounce window. */
+async function setPilot(c: Charger, level: PilotLevel): Promise<void> {
+  const plant = (await c.view()).plant;
+  const want = level === 'a' ? 'unplugged' : level === 'b' ? 'connected' : level === 'c' || level === 'd' ? 'requesting' : plant.vehicle;
+  if (plant.faults.includes('cp-short') && level !== 'e') await c.h.http('DELETE', '/sim/fault/cp-short');
+  if (plant.faults.includes('diode-fault') && level !== 'f') await c.h.http('DELETE', '/sim/fault/diode-fault');
+  if (level === 'c' || level === 'd') await c.sim('ev', { ventilation: level === 'd' });
+  const order = ['unplugged', 'connected', 'requesting'];
+  let at = plant.vehicle as string;
+  while (at !== want) {
+    const up = order.indexOf(want) > order.indexOf(at);
+    const next = up ? order[order.indexOf(at) + 1]! : want === 'unplugged' ? 'unplugged' : 'connected';
+    await c.sim(up ? (next === 'connected' ? 'plug' : 'charge') : next === 'unplugged' ? 'unplug' : 'pause');
+    at = next;
+  }
+  if (level === 'e' && !plant.faults.includes('cp-short')) await c.sim('fault', { fault: 'cp-short' });
+  if (level === 'f' && !plant.faults.includes('diode-fault')) await c.sim('fault', { fault: 'diode-fault' });
+  await c.step(50);
+}
+
+const SETTING_KEY: Record<string, string> = { freeCharging: 'FreeCharging', chargingEnabled: 'ChargingEnabled', ventilationAvailable: 'Ventilation' };
+
+/** Executes one model event on the controller through its real interfaces. */
+async function execute(c: Charger, event: ChargeEvent): Promise<void> {
+  const type = event.type as string;
+  if (type.startsWith('xstate.after.authTimeout')) return c.step(AUTH_TIMEOUT_MS);
+  if (type.startsWith('xstate.after.powerCut')) return c.step(POWER_CUT_DELAY_MS);
+  switch (event.type) {
+    case 'PILOT':
+      return setPilot(c, event.level);
+    case 'TAG':
+      return c.tag(TAG_IDS[event.id]!);
+    case 'SETTINGS': {
+      const [name, on] = Object.entries(event.settings)[0]!;
+      const res = await c.api('PATCH', '/v1/settings', { params: [{ key: SETTING_KEY[name]!, value: on ? 1 : 0 }] });
+      expect(res.status).toBe(200);
+      return c.step(0);
+    }
+    case 'LOAD_LIMIT':
+      await c.sim('load-limit', { amps: event.amps });
+      return c.step(0);
+    case 'FAULT':
+      await c.sim('temperature', { celsius: event.active ? 85 : 70 });
+      return c.step(1000); // the next temperature poll
+  }
+}
+
+function describePath(path: ModelPath<ChargeEvent>): string {
+  return path.steps
+    .slice(1)
+    .map(({ event }) => {
+      const e = event as any;
+      if (e.type === 'PILOT') return `CP ${e.level.toUpperCase()}`;
+      if (e.type === 'TAG') return `tag ${e.id}`;
+      if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${Object.values(e.settings)[0]}`;
+      if (e.type === 'LOAD_LIMIT') return `limit ${e.amps}`;
+      if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
+      return e.type.split('.')[2];
+    })
+    .join(' → ');
+}
+
+describe(`charge cycle, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
+  it.each(paths.map((p) => [describePath(p) || '(initial state)', p] as const))('%s', async (_name, path) => {
+    const c = await startCharger({ inspect: coverage.inspect, ...(broken ? { hardware: BREAKS[broken] } : {}) });
+    try {
+      let model = path.steps[0]!.state as ChargeCycleSnapshot;
+      let readingUntil = Number.NEGATIVE_INFINITY;
+      let beeps = await c.beeps();
+      let completed = 0;
+      const check = async (label: string) => {
+        const meta = stateMeta(model);
+        const state = await c.state();
+        const { plant, hmi } = await c.view();
+        const contactor = model.hasTag('contactor');
+        expect({ at: label, systemState: state.systemState, authState: state.authState, ocppState: state.ocppState, type2State: state.type2State }).toEqual({
+          at: label,
+          ...meta,
+          type2State: model.context.pilot === 'f' ? 'e' : model.context.pilot,
+        });
+        expect({ at: label, contactor: plant.contactorClosed, locked: plant.cableLocked, pwmA: plant.pwmCurrentA }).toEqual({
+          at: label,
+          contactor,
+          locked: model.hasTag('locked') || contactor,
+          pwmA: model.hasTag('pwm') ? allowedCurrentA(model.context) : null,
+        });
+        const expectedHmi = c.h.clock.now() < readingUntil ? 'Reading card' : hmiState(meta, false);
+        expect({ at: label, hmi, leds: plant.leds }).toEqual({ at: label, hmi: expectedHmi, leds: HMI_PATTERNS[expectedHmi] });
+        expect({ at: label, transaction: state.transaction !== undefined }).toEqual({ at: label, transaction: model.matches({ operative: { session: 'transaction' } }) });
+        expect({ at: label, completed: (await c.api('GET', '/v1/transactions')).json.length }).toEqual({ at: label, completed });
+      };
+      await check('start');
+      for (const [i, step] of path.steps.slice(1).entries()) {
+        const [next, actions] = transition(chargeCycleMachine, model, step.event);
+        await execute(c, step.event);
+        if (step.event.type === 'TAG') readingUntil = c.h.clock.now() + READING_DISPLAY_MS;
+        model = next;
+        const label = `step ${i + 1}: ${JSON.stringify(step.event)}`;
+        const types = actions.map((a) => a.type);
+        const feedback = types.filter((t) => t === 'acceptTag' || t === 'refuseTag');
+        completed += types.filter((t) => t === 'stopTransaction').length;
+        const plant = (await c.view()).plant;
+        expect({ at: label, beeps: plant.beeps - beeps }).toEqual({ at: label, beeps: feedback.length });
+        if (feedback.length) expect({ at: label, beep: plant.lastBeep }).toEqual({ at: label, beep: { count: 1, ms: feedback.at(-1) === 'acceptTag' ? 150 : 800 } });
+        beeps = plant.beeps;
+        await check(label);
+      }
+    } finally {
+      await c.h.stop();
+    }
+  });
+});
+
+afterAll(() => {
+  if (broken) return;
+  const report = coverage.report('chargeCycle', chargeCycleMachine, paths.length, UNREACHABLE);
+  writeReport(report);
+  expect(report.states.missing, 'charge-cycle states no path reached').toEqual([]);
+  expect(report.transitions.missing, 'charge-cycle transitions no path took').toEqual([]);
+});
