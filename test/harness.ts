@@ -80,9 +80,9 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
   });
 }
 
-async function wrapSimulated(wrap: (hardware: Hardware, clock: ManualClock) => Hardware, clock: ManualClock) {
+async function wrapSimulated(wrap: (hardware: Hardware, clock: ManualClock) => Hardware, clock: ManualClock, withoutPlant: boolean) {
   const { hardware, plant } = await createHardware('sim', { now: () => clock.now() });
-  return { hardware: wrap(hardware, clock), plant };
+  return { hardware: wrap(hardware, clock), plant: withoutPlant ? undefined : plant };
 }
 
 /** Where the test clock starts: 2026-06-01T08:00:00.000Z. */
@@ -101,6 +101,8 @@ export async function startHarness(
     inspect?: InspectionObserver;
     /** Replaces devices of the simulated hardware (deliberately broken drivers for the model-based tests). */
     hardware?: (hardware: Hardware, clock: ManualClock) => Hardware;
+    /** With `hardware`: start as on real hardware, without the simulated plant (so without /sim). */
+    withoutPlant?: boolean;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -121,7 +123,7 @@ export async function startHarness(
     now: () => clock.now(),
     showInitialPassword: () => undefined,
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
-    ...(opts.hardware ? { hardware: await wrapSimulated(opts.hardware, clock) } : {}),
+    ...(opts.hardware ? { hardware: await wrapSimulated(opts.hardware, clock, opts.withoutPlant ?? false) } : {}),
   });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {

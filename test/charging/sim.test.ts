@@ -1,6 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHardware } from '../../drivers/index.js';
 import { FAILED, startHarness, type Harness } from '../harness.js';
 
 /** The simulator's HTTP controls (HARDWARE=sim) and the `npm run sim` CLI that drives them. */
@@ -42,6 +43,19 @@ describe('/sim routes', () => {
     const malformed = await h.http('POST', '/sim/tag', { rawBody: '{"id":' });
     expect(malformed.status).toBe(400);
     expect((await h.http('GET', '/sim')).json.plant).toMatchObject({ vehicle: 'unplugged', faults: [], temperatureC: 25, evMaxCurrentA: 16 });
+  });
+});
+
+describe('without the simulated plant (real hardware)', () => {
+  it('there are no /sim routes', async () => {
+    const { hardware } = await createHardware('sim', { now: () => 0 });
+    const real = await startHarness({ hardware: () => hardware, withoutPlant: true });
+    try {
+      expect((await real.http('GET', '/sim')).status).toBe(404);
+      expect((await real.http('POST', '/sim/plug')).status).toBe(404);
+    } finally {
+      await real.stop();
+    }
   });
 });
 
