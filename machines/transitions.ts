@@ -10,22 +10,26 @@ export interface TransitionRow {
   guard: string;
   /** Target path, or `(stays)` for a transition without target. */
   target: string;
+  /** Target paths (empty for a transition without target; several when it enters parallel regions). */
+  targets: string[];
   actions: string[];
 }
 
-function describeGuard(guard: unknown): string {
+/** A guard's name (`not(x)`, `and(x, y)`, `or(x, y)` for combinations, `inline` for an anonymous function). */
+export function describeGuard(guard: unknown): string {
   if (guard === undefined) return '';
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'function') {
     const g = guard as { name?: string; guards?: unknown[] };
-    if (g.guards) return `not(${g.guards.map(describeGuard).join(', ')})`;
+    if (g.guards) return `${g.name === 'and' || g.name === 'or' ? g.name : 'not'}(${g.guards.map(describeGuard).join(', ')})`;
     return g.name || 'inline';
   }
   if (typeof guard === 'object' && guard !== null && 'type' in guard) return String((guard as { type: unknown }).type);
   return 'inline';
 }
 
-function describeAction(action: unknown): string {
+/** An action's name (`inline` for an anonymous function). */
+export function describeAction(action: unknown): string {
   if (typeof action === 'string') return action;
   if (typeof action === 'object' && action !== null && 'type' in action) return String((action as { type: unknown }).type);
   if (typeof action === 'function') return (action as { type?: string }).type ?? 'inline';
@@ -37,7 +41,8 @@ export function statePath(node: AnyStateNode): string {
   return node.path.join('.') || '(root)';
 }
 
-function triggerOf(eventType: string): string {
+/** What triggers a transition: its event type, `always`, or `after <delay>` for a delayed one. */
+export function triggerOf(eventType: string): string {
   const after = /^xstate\.after\.([^.]+)\./.exec(eventType);
   return after ? `after ${after[1]}` : eventType;
 }
@@ -51,13 +56,15 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
       const source = statePath(node);
       const trigger = triggerOf(t.eventType || 'always');
       const guard = describeGuard(t.guard);
-      const target = t.target?.length ? t.target.map((n: AnyStateNode) => statePath(n)).join(', ') : '(stays)';
+      const targets = (t.target ?? []).map((n: AnyStateNode) => statePath(n));
+      const target = targets.length ? targets.join(', ') : '(stays)';
       rows.push({
         key: `${source} | ${trigger} | ${guard} | ${target}`,
         source,
         trigger,
         guard,
         target,
+        targets,
         actions: (t.actions ?? []).map(describeAction),
       });
     }

@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AnyStateNode } from 'xstate';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { controllerMachine } from '../machines/controller.js';
+import { statePath, transitionTable } from '../machines/transitions.js';
+import { chartedMachines, renderChartFiles, toDot, toMermaid } from '../services/machine-charts.js';
+
+const dir = join(import.meta.dirname, '..', 'docs', 'charts');
+let generated: Map<string, string>;
+beforeAll(async () => {
+  generated = await renderChartFiles();
+});
+
+const allPaths = (node: AnyStateNode): string[] =>
+  (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [statePath(child), ...allPaths(child)]);
+
+test('docs/charts/ holds exactly the generated charts (run `npm run charts` after changing a machine)', () => {
+  expect(readdirSync(dir).sort()).toEqual([...generated.keys()].sort());
+  for (const [name, text] of generated) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
+});
+
+test('one chart per actor: the root and every machine it invokes, each with its systemId', () => {
+  const charts = chartedMachines();
+  expect(charts[0]).toMatchObject({ id: 'controller', systemId: 'controller' });
+  const invoked = controllerMachine.root.invoke.map((i) => i.systemId);
+  expect(charts.slice(1).map((c) => c.systemId)).toEqual(invoked);
+  expect(charts.map((c) => c.systemId)).toEqual(expect.arrayContaining(['session', 'chargeCycle', 'pairing']));
+});
+
+describe.each(chartedMachines().map((c) => [c.id, c] as const))('chart of %s', (_id, chart) => {
+  test('every state is an SVG element whose id is its path; every transition with a target is an edge', () => {
+    const svg = generated.get(`${chart.file}.svg`)!;
+    // Graphviz writes `-` as `&#45;`; a browser reads the id with the entity decoded.
+    const ids = new Set([...svg.matchAll(/<g id="([^"]+)"/g)].map((m) => m[1]!.replace(/&#45;/g, '-')));
+    for (const path of allPaths(chart.machine.root)) expect(ids, path).toContain(path);
+    transitionTable(chart.machine).forEach((row, i) => {
+      if (row.targets.length) expect(ids, row.key).toContain(`transition-${i + 1}`);
+    });
+  });
+
+  test('the Mermaid text declares every state and transition with a target', () => {
+    const mermaid = toMermaid(chart.machine);
+    for (const path of allPaths(chart.machine.root)) expect(mermaid).toContain(` as ${path.replace(/\./g, '_')}`);
+    const edges = transitionTable(chart.machine).reduce((n, r) => n + r.targets.length, 0);
+    expect(mermaid.match(/ --> (?!\[\*\])/g)?.length ?? 0).toBe(edges + (mermaid.match(/\[\*\] -->/g)?.length ?? 0));
+  });
+});
+
+test('the charge cycle shows compound states, guards, resolved and named delays, always and actions', () => {
+  const dot = toDot(chartedMachines().find((c) => c.id === 'chargeCycle')!.machine);
+  expect(dot).toContain('subgraph "cluster_operative.session.transaction"');
+  expect(dot).toContain('after powerCut (6 s)');
+  expect(dot).toContain('after authTimeout"');
+  expect(dot).toContain('always [unplugged]');
+  expect(dot).toContain('TAG [knownTag] / authorizeByTag, acceptTag');
+  expect(dot).toContain('tags: pwm, contactor');
+  expect(dot).toContain('entry / startTransaction');
+});
+
+test('the session chart shows its parallel regions and the pairing chart its 60 s', () => {
+  const charts = chartedMachines();
+  expect(toDot(charts.find((c) => c.id === 'session')!.machine)).toContain('label="session (parallel)');
+  expect(toDot(charts.find((c) => c.id === 'pairing')!.machine)).toContain('after pairingDuration (60 s)');
+  expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke chargeCycle (systemId chargeCycle)');
+});
