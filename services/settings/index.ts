@@ -221,7 +221,9 @@ export async function createSettings(database: Database, opts: { now: () => numb
         });
       }
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
+      let before = new Map<string, SettingValue>();
       const changed = await database.write(async (tx) => {
+        before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
         const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
         if (diff.size === 0) return diff;
         const at = opts.now();
@@ -234,6 +236,9 @@ export async function createSettings(database: Database, opts: { now: () => numb
         }
         for (const [k, v] of diff) values.set(k, v);
         return diff;
+      }).catch((err: unknown) => {
+        for (const [k, v] of before) values.set(k, v); // the transaction did not commit: neither does memory
+        throw err;
       });
       if (changed.size) {
         version++;
