@@ -54,6 +54,43 @@ export interface RfidReader {
   onTag(listener: (uid: string, technology: TagTechnology) => void): Unsubscribe;
 }
 
+/** The `RFID Mode` setting (spec 1): `rfid` = RFID only (default), `hybrid` = RFID/NFC hybrid. */
+export const RFID_MODES = ['rfid', 'hybrid'] as const;
+export type RfidMode = (typeof RFID_MODES)[number];
+
+/**
+ * The reader's NFC face: it emulates a Type 4 Tag for phones (target mode) in `hybrid` mode. The NFC link actor
+ * answers every APDU with `respond`; once a phone has activated the tag the reader stays in target mode until
+ * `resumeChecking()`.
+ */
+export interface NfcTarget {
+  setMode(mode: RfidMode): void;
+  mode(): RfidMode;
+  /** A phone activated the emulated tag. */
+  onActivated(listener: () => void): Unsubscribe;
+  /** The phone's next command APDU; answer it with `respond`. */
+  onApdu(listener: (apdu: Uint8Array) => void): Unsubscribe;
+  /** The phone released the tag or left; the reader listens for it again. */
+  onReleased(listener: () => void): Unsubscribe;
+  /** The reader left target mode by itself (mode set to `rfid`, chip failure). */
+  onChecking(listener: () => void): Unsubscribe;
+  respond(apdu: Uint8Array): void;
+  /** Leave target mode: back to RFID (and, in hybrid mode, NFC) checking. */
+  resumeChecking(): void;
+}
+
+/** Timers and the current time in ms: the controller's clock (a manual one in tests). */
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+  now(): number;
+}
+
+/** Where drivers report what they recover from (pino's Logger fits). */
+export interface DriverLog {
+  warn(fields: object, message: string): void;
+}
+
 export interface Buzzer {
   /** `count` beeps of `ms` each, with pauses of the same length. */
   beep(count: number, ms?: number): void;
@@ -81,6 +118,8 @@ export interface Hardware {
   cableLock: CableLock;
   meter: EnergyMeter;
   rfid: RfidReader;
+  /** The reader's NFC face (PN532); absent when the reader has none. */
+  nfc?: NfcTarget;
   buzzer: Buzzer;
   leds: Leds;
   temperature: TemperatureSensor;

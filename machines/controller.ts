@@ -1,5 +1,6 @@
 import { setup, type ActorRefFrom } from 'xstate';
 import { chargeCycleMachine, type ChargeInput } from './charge-cycle.js';
+import { nfcLinkMachine } from './nfc-link.js';
 import { pairingMachine } from './pairing.js';
 import { sessionMachine } from './session.js';
 
@@ -14,7 +15,7 @@ export interface ControllerInput {
  */
 export const controllerMachine = setup({
   types: { input: {} as ControllerInput, context: {} as ControllerInput },
-  actors: { session: sessionMachine, chargeCycle: chargeCycleMachine, pairing: pairingMachine },
+  actors: { session: sessionMachine, chargeCycle: chargeCycleMachine, pairing: pairingMachine, nfcLink: nfcLinkMachine },
 }).createMachine({
   id: 'controller',
   context: ({ input }) => input,
@@ -22,9 +23,11 @@ export const controllerMachine = setup({
     { src: 'session', id: 'session', systemId: 'session' },
     { src: 'chargeCycle', id: 'chargeCycle', systemId: 'chargeCycle', input: ({ context }) => context.chargeCycle },
     { src: 'pairing', id: 'pairing', systemId: 'pairing' },
+    { src: 'nfcLink', id: 'nfcLink', systemId: 'nfcLink' },
   ],
 });
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
 export type ChargeCycleActor = ActorRefFrom<typeof chargeCycleMachine>;
 export type PairingActor = ActorRefFrom<typeof pairingMachine>;
+export type NfcLinkActor = ActorRefFrom<typeof nfcLinkMachine>;

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
-import { HARDWARE_BACKENDS, type MeterPortOptions, type RpiPins } from '../drivers/index.js';
+import { HARDWARE_BACKENDS, type MeterPortOptions, type Pn532PortOptions, type RpiPins } from '../drivers/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -29,6 +29,8 @@ const gpioPins = <T extends readonly number[]>(count: number, what: string) => {
   );
 };
 const METER_BAUD_RATES = ['1200', '2400', '4800', '9600', '19200', '38400', '57600', '115200'] as const;
+/** The PN532's HSU rates (UM0701-02 §6.2.3); 115200 is its default. */
+const NFC_BAUD_RATES = ['9600', '19200', '38400', '57600', '115200', '230400', '460800', '921600'] as const;
 const absolutePath = (example: string) => v.pipe(v.string(), v.regex(/^\/\S*$/, `must be an absolute path such as ${example}`));
 
 /** The environment variables the controller reads; empty values count as unset. */
@@ -59,6 +61,8 @@ const EnvSchema = v.object({
     '1',
   ),
   TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
+  NFC_PORT: v.optional(absolutePath('/dev/ttyS0'), '/dev/ttyS0'),
+  NFC_BAUD: v.optional(v.pipe(v.picklist(NFC_BAUD_RATES, `must be one of ${NFC_BAUD_RATES.join(', ')}`), v.transform(Number)), '115200'),
 });
 
 /** The variables naming GPIO pins, in the order used to report a pin assigned twice (the later one is named). */
@@ -83,6 +87,8 @@ export type Config = {
   meter: MeterPortOptions;
   /** HARDWARE=rpi: the DS18B20's `temperature` file (TEMPERATURE_SENSOR); unset = the first 28-* 1-wire device. */
   temperatureSensorPath: string | undefined;
+  /** HARDWARE=rpi: the PN532 RFID/NFC reader's serial device and baud rate (NFC_PORT, NFC_BAUD). */
+  nfc: Pn532PortOptions;
 };
 
 export class ConfigError extends Error {
@@ -144,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     },
     meter: { path: e.METER_PORT, baudRate: e.METER_BAUD, address: e.METER_ADDRESS },
     temperatureSensorPath: e.TEMPERATURE_SENSOR,
+    nfc: { path: e.NFC_PORT, baudRate: e.NFC_BAUD },
   };
 }

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
       meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 },
       temperatureSensorPath: undefined,
+      nfc: { path: '/dev/ttyS0', baudRate: 115200 },
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
   });
@@ -116,6 +117,8 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
     ['GPIO_LEDS', '23,24'],
     ['GPIO_LEDS', '23;24;25'],
     ['METER_PORT', 'ttyUSB0'],
+    ['NFC_PORT', 'ttyS0'],
+    ['NFC_BAUD', '115201'],
     ['METER_BAUD', '9601'],
     ['METER_ADDRESS', '0'],
     ['METER_ADDRESS', '248'],
@@ -136,5 +139,25 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
     ]);
     // Moving a default pin away frees it for another device.
     expect(loadConfig({ GPIO_CONTACTOR: '4', GPIO_BUZZER: '17' }).pins).toMatchObject({ contactor: 4, buzzer: 17 });
+  });
+});
+
+describe('loadConfig: the PN532 RFID/NFC reader', () => {
+  test('defaults: the Raspberry Pi UART at the chip\'s 115200 baud', () => {
+    expect(loadConfig({}).nfc).toEqual({ path: '/dev/ttyS0', baudRate: 115200 });
+  });
+
+  test('NFC_PORT and NFC_BAUD are read; empty counts as unset', () => {
+    expect(loadConfig({ NFC_PORT: '/dev/serial0', NFC_BAUD: '230400' }).nfc).toEqual({ path: '/dev/serial0', baudRate: 230400 });
+    expect(loadConfig({ NFC_PORT: '', NFC_BAUD: '' }).nfc).toEqual({ path: '/dev/ttyS0', baudRate: 115200 });
+  });
+
+  test.each([
+    ['NFC_PORT', 'serial0'],
+    ['NFC_PORT', '/dev/tty S0'],
+    ['NFC_BAUD', '9601'],
+    ['NFC_BAUD', 'fast'],
+  ])('%s=%s is refused with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: .+ \\(got "${value}"\\)`));
   });
 });

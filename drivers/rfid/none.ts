@@ -1,9 +1,6 @@
 import type { RfidReader } from '../types.js';
 
-/**
- * The RFID reader of the `rpi` backend until the NFC/PN532 work brings the real one: it never emits a tag and logs
- * nothing. Tags can be presented only on simulated hardware (`SimulatedPlant.presentTag`).
- */
+/** A reader that never emits a tag: the `rpi` devices without a PN532 (drivers/pn532 is the real reader). */
 export function createNoRfidReader(): RfidReader {
   return { onTag: () => () => {} };
 }

@@ -63,6 +63,11 @@ export interface SimulatedPlant {
   /** Temperature the sensor reads, -55..125 °C (default 25). */
   setTemperature(celsius: number): void;
   state(): SimState;
+  /**
+   * A simulated phone sends one API request text over NFC (the Type 4 Tag write, then read) and resolves with the
+   * answer text. Present when the reader is the simulated PN532 (HARDWARE=sim).
+   */
+  phoneRequest?(text: string): Promise<string>;
 }
 
 export interface SimulatedHardwareOptions {
@@ -72,6 +77,8 @@ export interface SimulatedHardwareOptions {
   phases?: 1 | 3;
   /** Phase voltage in V (default 230). */
   voltageV?: number;
+  /** Where a presented tag goes (the simulated PN532's field); without it the plant's own reader reports it. */
+  tap?: (uid: string, technology: TagTechnology) => void;
 }
 
 const MS_PER_HOUR = 3_600_000;
@@ -178,7 +185,8 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
         throw new Error(`tag UID must be 4, 7 or 10 bytes as hex (8, 14 or 20 hex digits), got ${JSON.stringify(uid)}`);
       }
       if (technology !== 'RFID' && technology !== 'NFC') throw new Error(`tag technology must be RFID or NFC (got ${JSON.stringify(technology)})`);
-      tagListeners.emit(uid.toUpperCase(), technology);
+      if (opts.tap) opts.tap(uid.toUpperCase(), technology);
+      else tagListeners.emit(uid.toUpperCase(), technology);
     },
     inject(fault) {
       checkFault(fault);

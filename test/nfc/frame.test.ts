@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { ACK_FRAME, checksum, encodeFrame, ERROR_FRAME, FrameDecoder, NACK_FRAME, TFI_CHIP, TFI_HOST, WAKE_UP } from '../../drivers/pn532/frame.js';
+
+const hex = (bytes: ArrayLike<number>) => Buffer.from(Array.from(bytes)).toString('hex').toUpperCase();
+const bytes = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s/g, ''), 'hex'));
+
+describe('PN532 frames', () => {
+  test('the reference bytes: GetFirmwareVersion, its response, ACK, NACK, error frame', () => {
+    expect(hex(encodeFrame(TFI_HOST, Uint8Array.of(0x02)))).toBe('0000FF02FED4022A00');
+    expect(hex(encodeFrame(TFI_CHIP, bytes('0332010607')))).toBe('0000FF06FAD50332010607E800');
+    expect(new FrameDecoder().push(bytes('0000FF06FAD50332010607E800'))).toEqual([{ type: 'info', tfi: 0xd5, data: bytes('0332010607') }]);
+    expect(new FrameDecoder().push(ACK_FRAME)).toEqual([{ type: 'ack' }]);
+    expect(new FrameDecoder().push(NACK_FRAME)).toEqual([{ type: 'nack' }]);
+    expect(new FrameDecoder().push(ERROR_FRAME)).toEqual([{ type: 'error' }]);
+  });
+
+  test('both checksums are right for every data length of a normal frame and beyond, any content', () => {
+    // Every length 0…600 (normal up to 254 data bytes, extended above), random data; plus data summing to 0 mod 256,
+    // the case the npm pn532 package gets wrong.
+    for (let n = 0; n <= 600; n++) {
+      const data = Uint8Array.from({ length: n }, (_, i) => (i * 37 + n) & 0xff);
+      for (const payload of [data, zeroSum(data)]) {
+        const frame = encodeFrame(TFI_HOST, payload);
+        const extended = n + 1 > 255;
+        expect(frame.length).toBe((extended ? 8 : 5) + n + 3);
+        if (extended) expect((frame[5]! + frame[6]! + frame[7]!) & 0xff).toBe(0);
+        else expect((frame[3]! + frame[4]!) & 0xff).toBe(0);
+        const head = extended ? 8 : 5;
+        let sum = 0;
+        for (let i = head; i <= head + n + 1; i++) sum += frame[i]!;
+        expect(sum & 0xff).toBe(0);
+        expect(new FrameDecoder().push(frame)).toEqual([{ type: 'info', tfi: TFI_HOST, data: payload }]);
+      }
+    }
+  });
+
+  test('property: checksum makes any byte sequence sum to 0 mod 256', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (data) => {
+        expect((data.reduce((a, b) => a + b, 0) + checksum(data)) & 0xff).toBe(0);
+      }),
+    );
+  });
+
+  test('property: frames split anywhere and surrounded by junk decode to the same frames', () => {
+    const frameArb = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }).map((d) => ({ bytes: encodeFrame(TFI_CHIP, d), frame: { type: 'info', tfi: TFI_CHIP, data: d } as const })),
+      fc.constant({ bytes: ACK_FRAME, frame: { type: 'ack' } as const }),
+      fc.constant({ bytes: NACK_FRAME, frame: { type: 'nack' } as const }),
+      fc.constant({ bytes: ERROR_FRAME, frame: { type: 'error' } as const }),
+    );
+    // Junk that cannot start a frame (no 0x00), as line noise or the wake-up's 0x55 bytes.
+    const junk = fc.uint8Array({ maxLength: 8 }).map((j) => j.map((b) => b | 0x01));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(junk, frameArb), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 6 }), (items, cuts) => {
+        const stream = Buffer.concat(items.flatMap(([j, f]) => [Buffer.from(j), Buffer.from(f.bytes)]));
+        const points = [...new Set(cuts.map((c) => c % (stream.length + 1)))].sort((a, b) => a - b);
+        const decoder = new FrameDecoder();
+        const got = [];
+        let last = 0;
+        for (const p of [...points, stream.length]) {
+          got.push(...decoder.push(stream.subarray(last, p)));
+          last = p;
+        }
+        expect(got).toEqual(items.map(([, f]) => f.frame));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('the wake-up bytes before a frame are skipped', () => {
+    const d = new FrameDecoder();
+    expect(d.push(Uint8Array.from([...WAKE_UP, ...ACK_FRAME]))).toEqual([{ type: 'ack' }]);
+  });
+
+  test('a corrupt data checksum is reported, and the next frame still decodes', () => {
+    const good = encodeFrame(TFI_CHIP, bytes('4B00'));
+    const bad = good.slice();
+    bad[7] ^= 0x01;
+    expect(new FrameDecoder().push(Uint8Array.from([...bad, ...good]))).toEqual([{ type: 'corrupt' }, { type: 'info', tfi: TFI_CHIP, data: bytes('4B00') }]);
+  });
+
+  test('a bad length checksum is junk: the search resumes after its start code', () => {
+    const good = encodeFrame(TFI_CHIP, bytes('4B00'));
+    const d = new FrameDecoder();
+    expect(d.push(Uint8Array.from([0x00, 0x00, 0xff, 0x05, 0x05, ...good]))).toEqual([{ type: 'info', tfi: TFI_CHIP, data: bytes('4B00') }]);
+    expect(d.skipped).toBeGreaterThan(0);
+  });
+
+  test('a truncated frame followed by a whole one: the whole one is found', () => {
+    const good = encodeFrame(TFI_CHIP, bytes('4B0101000408040A0B0C0D'));
+    const truncated = good.subarray(0, 9);
+    const frames = new FrameDecoder().push(Uint8Array.from([...truncated, ...good]));
+    expect(frames.at(-1)).toEqual({ type: 'info', tfi: TFI_CHIP, data: bytes('4B0101000408040A0B0C0D') });
+  });
+
+  test('junk alone never grows the buffer without bound', () => {
+    const d = new FrameDecoder();
+    for (let i = 0; i < 100; i++) d.push(new Uint8Array(10_000).fill(0x55));
+    expect(d.skipped).toBe(1_000_000);
+  });
+});
+
+/** `data` with its last byte changed so TFI (D4) + data sums to 0 mod 256 (DCS = 0x00). */
+function zeroSum(data: Uint8Array): Uint8Array {
+  if (data.length === 0) return data;
+  const out = data.slice();
+  const sum = out.subarray(0, -1).reduce((a, b) => a + b, TFI_HOST);
+  out[out.length - 1] = (0x100 - (sum & 0xff)) & 0xff;
+  return out;
+}
