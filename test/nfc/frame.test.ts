@@ -77,7 +77,7 @@ describe('PN532 frames', () => {
   test('a corrupt data checksum is reported, and the next frame still decodes', () => {
     const good = encodeFrame(TFI_CHIP, bytes('4B00'));
     const bad = good.slice();
-    bad[7] ^= 0x01;
+    bad[7] = bad[7]! ^ 0x01;
     expect(new FrameDecoder().push(Uint8Array.from([...bad, ...good]))).toEqual([{ type: 'corrupt' }, { type: 'info', tfi: TFI_CHIP, data: bytes('4B00') }]);
   });
 
