@@ -74,6 +74,35 @@ export const LANGUAGES = [
 ] as const;
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+type Common = Omit<FieldBase, 'mode'>;
+
+/** A changeable enum whose options are numbered 0, 1, 2… in the order of their labels. */
+const choice = (f: Common & { options: string[]; default: number }): FieldDef => ({
+  ...f,
+  type: 'enum',
+  options: f.options.map((label, value) => ({ value, label })),
+  mode: 'rw',
+});
+
+/** An Off/On switch (enum 0/1), changeable. */
+const onOff = (f: Common & { default: 0 | 1 }): FieldDef => ({ ...f, type: 'enum', options: OFF_ON, mode: 'rw' });
+
+/** An IPv4 address of the static LAN configuration (shown when the assignment is static; needs a reboot). */
+const staticIpv4 = (f: Pick<FieldBase, 'key' | 'label' | 'description'> & { default: string }): FieldDef => ({
+  key: f.key,
+  label: f.label,
+  description: f.description,
+  type: 'string',
+  length: [7, 15],
+  pattern: IPV4,
+  patternHint: `an IPv4 address such as ${f.default}`,
+  default: f.default,
+  mode: 'rw',
+  role: 'operator',
+  parents: [{ name: 'LanMode', value: [1] }],
+  reboot: true,
+});
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
 export const CATALOGUE: GroupDef[] = [
@@ -84,79 +113,17 @@ export const CATALOGUE: GroupDef[] = [
         key: 'lan',
         label: 'LAN',
         fields: [
-          {
-            key: 'LanMode',
-            label: 'IP address assignment',
-            description: 'DHCP: the controller gets its address from the network. Static: the address below is used.',
-            type: 'enum',
-            options: [
-              { value: 0, label: 'DHCP' },
-              { value: 1, label: 'Static' },
-            ],
-            default: 0,
-            mode: 'rw',
-            role: 'operator',
-            reboot: true,
-          },
-          {
-            key: 'LanIpAddress',
-            label: 'Static IP address',
-            description: 'IPv4 address of the controller when the assignment is static.',
-            type: 'string',
-            length: [7, 15],
-            pattern: IPV4,
-            patternHint: 'an IPv4 address such as 192.168.1.50',
-            default: '192.168.1.50',
-            mode: 'rw',
-            role: 'operator',
-            parents: [{ name: 'LanMode', value: [1] }],
-            reboot: true,
-          },
-          {
-            key: 'LanNetmask',
-            label: 'Netmask',
-            description: 'IPv4 netmask of the static address.',
-            type: 'string',
-            length: [7, 15],
-            pattern: IPV4,
-            patternHint: 'an IPv4 netmask such as 255.255.255.0',
-            default: '255.255.255.0',
-            mode: 'rw',
-            role: 'operator',
-            parents: [{ name: 'LanMode', value: [1] }],
-            reboot: true,
-          },
-          {
-            key: 'LanGateway',
-            label: 'Gateway',
-            description: 'IPv4 address of the default gateway for the static address.',
-            type: 'string',
-            length: [7, 15],
-            pattern: IPV4,
-            patternHint: 'an IPv4 address such as 192.168.1.1',
-            default: '192.168.1.1',
-            mode: 'rw',
-            role: 'operator',
-            parents: [{ name: 'LanMode', value: [1] }],
-            reboot: true,
-          },
+          choice({ key: 'LanMode', label: 'IP address assignment', description: 'DHCP: the controller gets its address from the network. Static: the address below is used.', options: ['DHCP', 'Static'], default: 0, role: 'operator', reboot: true }),
+          staticIpv4({ key: 'LanIpAddress', label: 'Static IP address', description: 'IPv4 address of the controller when the assignment is static.', default: '192.168.1.50' }),
+          staticIpv4({ key: 'LanNetmask', label: 'Netmask', description: 'IPv4 netmask of the static address.', default: '255.255.255.0' }),
+          staticIpv4({ key: 'LanGateway', label: 'Gateway', description: 'IPv4 address of the default gateway for the static address.', default: '192.168.1.1' }),
         ],
       },
       {
         key: 'gsm',
         label: 'GSM',
         fields: [
-          {
-            key: 'GsmEnabled',
-            label: 'Mobile network',
-            description: 'Connect the backend over the built-in modem instead of the LAN.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 0,
-            mode: 'rw',
-            role: 'operator',
-            reboot: true,
-          },
+          onOff({ key: 'GsmEnabled', label: 'Mobile network', description: 'Connect the backend over the built-in modem instead of the LAN.', default: 0, role: 'operator', reboot: true }),
           {
             key: 'GsmApn',
             label: 'APN',
@@ -182,17 +149,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'connection',
         label: 'Connection',
         fields: [
-          {
-            key: 'OcppEnabled',
-            label: 'OCPP backend',
-            description: 'Connect to an OCPP 1.6 central system. Off: the controller works stand-alone.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 0,
-            mode: 'rw',
-            role: 'installer',
-            reboot: true,
-          },
+          onOff({ key: 'OcppEnabled', label: 'OCPP backend', description: 'Connect to an OCPP 1.6 central system. Off: the controller works stand-alone.', default: 0, role: 'installer', reboot: true }),
           {
             key: 'OcppUrl',
             label: 'Central system URL',
@@ -239,16 +196,7 @@ export const CATALOGUE: GroupDef[] = [
             role: 'installer',
             parents: [{ name: 'OcppEnabled', value: [1] }],
           },
-          {
-            key: 'OCPPWLEnabled',
-            label: 'OCPP whitelist',
-            description: 'Accept tags from the whitelist the central system sends (OCPP local authorization list).',
-            type: 'enum',
-            options: OFF_ON,
-            default: 0,
-            mode: 'rw',
-            role: 'operator',
-          },
+          onOff({ key: 'OCPPWLEnabled', label: 'OCPP whitelist', description: 'Accept tags from the whitelist the central system sends (OCPP local authorization list).', default: 0, role: 'operator' }),
         ],
       },
     ],
@@ -260,20 +208,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'rfid',
         label: 'RFID Settings',
         fields: [
-          {
-            key: 'RFIDMode',
-            label: 'RFID Mode',
-            description: 'RFID only: the reader reads RFID cards. RFID/NFC hybrid: it also answers phones over NFC (the app).',
-            type: 'enum',
-            options: [
-              { value: 0, label: 'RFID only' },
-              { value: 1, label: 'RFID/NFC hybrid' },
-            ],
-            default: 0,
-            mode: 'rw',
-            role: 'operator',
-            app: true,
-          },
+          choice({ key: 'RFIDMode', label: 'RFID Mode', description: 'RFID only: the reader reads RFID cards. RFID/NFC hybrid: it also answers phones over NFC (the app).', options: ['RFID only', 'RFID/NFC hybrid'], default: 0, role: 'operator', app: true }),
           {
             key: 'AuthTimeout',
             label: 'Authorization timeout',
@@ -292,18 +227,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'freecharging',
         label: 'Free Charging',
         fields: [
-          {
-            key: 'FreeCharging',
-            label: 'Free charging',
-            description: 'On: every vehicle charges when plugged in, without a tag.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 0,
-            mode: 'rw',
-            role: 'user',
-            writeRole: 'operator',
-            app: true,
-          },
+          onOff({ key: 'FreeCharging', label: 'Free charging', description: 'On: every vehicle charges when plugged in, without a tag.', default: 0, role: 'user', writeRole: 'operator', app: true }),
         ],
       },
     ],
@@ -315,17 +239,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'local',
         label: 'Local Whitelist',
         fields: [
-          {
-            key: 'FLLEnabled',
-            label: 'Local whitelist',
-            description: 'On: tags in the local whitelist may charge. Off: the local whitelist is not used.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 1,
-            mode: 'rw',
-            role: 'operator',
-            app: true,
-          },
+          onOff({ key: 'FLLEnabled', label: 'Local whitelist', description: 'On: tags in the local whitelist may charge. Off: the local whitelist is not used.', default: 1, role: 'operator', app: true }),
         ],
       },
     ],
@@ -372,17 +286,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'connector',
         label: 'Connector',
         fields: [
-          {
-            key: 'ChargingEnabled',
-            label: 'Charging enabled',
-            description: 'Off: the charge point is unavailable; a running charge is stopped.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 1,
-            mode: 'rw',
-            role: 'operator',
-            app: true,
-          },
+          onOff({ key: 'ChargingEnabled', label: 'Charging enabled', description: 'Off: the charge point is unavailable; a running charge is stopped.', default: 1, role: 'operator', app: true }),
           {
             key: 'Phases',
             label: 'Phases',
@@ -397,16 +301,7 @@ export const CATALOGUE: GroupDef[] = [
             role: 'installer',
             reboot: true,
           },
-          {
-            key: 'Ventilation',
-            label: 'Ventilation',
-            description: 'On: the installation ventilates, so vehicles requesting ventilation (CP state D) may charge.',
-            type: 'enum',
-            options: OFF_ON,
-            default: 0,
-            mode: 'rw',
-            role: 'installer',
-          },
+          onOff({ key: 'Ventilation', label: 'Ventilation', description: 'On: the installation ventilates, so vehicles requesting ventilation (CP state D) may charge.', default: 0, role: 'installer' }),
         ],
       },
     ],
@@ -474,21 +369,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'logging',
         label: 'Logging',
         fields: [
-          {
-            key: 'LogLevel',
-            label: 'Log level',
-            description: 'Detail of the controller log. Takes effect at once.',
-            type: 'enum',
-            options: [
-              { value: 0, label: 'error' },
-              { value: 1, label: 'warn' },
-              { value: 2, label: 'info' },
-              { value: 3, label: 'debug' },
-            ],
-            default: 2,
-            mode: 'rw',
-            role: 'installer',
-          },
+          choice({ key: 'LogLevel', label: 'Log level', description: 'Detail of the controller log. Takes effect at once.', options: ['error', 'warn', 'info', 'debug'], default: 2, role: 'installer' }),
         ],
       },
     ],
