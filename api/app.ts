@@ -8,6 +8,7 @@ import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Dashboard } from '../services/settings/dashboard.js';
+import type { Inspector } from '../services/inspector.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
@@ -16,6 +17,7 @@ import { errorResponse, SessionError } from './errors.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { settingsRoutes } from './routes/settings.js';
+import { inspectRoutes } from './routes/inspect.js';
 import { simRoutes } from './routes/sim.js';
 import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -34,6 +36,8 @@ export interface AppDeps {
   dashboard: Dashboard;
   /** The simulated plant: present with HARDWARE=sim only, and so are the /sim routes. */
   plant?: SimulatedPlant | undefined;
+  /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
+  inspector?: Inspector | undefined;
   logger: Logger;
 }
 
@@ -114,6 +118,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
   if (deps.plant) simRoutes(app, deps.plant, deps.charging);
+  if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {

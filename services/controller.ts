@@ -14,6 +14,7 @@ import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
+import { createInspector, type Inspector } from './inspector.js';
 import { createDashboard } from './settings/dashboard.js';
 import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
 import type { Config } from './config.js';
@@ -68,6 +69,8 @@ export interface Controller {
   settings: Settings;
   /** The charge cycle's connection to hardware and database (state, messages, pairing, settings, load limit). */
   charging: ChargingService;
+  /** The inspection hub behind the /inspect page. */
+  inspector: Inspector;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
   hardware: Hardware;
@@ -143,10 +146,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
     },
   });
+  const inspector = createInspector({ now: () => clock.now() });
   const root = createActor(machine, {
     clock,
     input: { chargeCycle: { pilot: hardware.pilot.level(), settings: chargeSettingsOf(settings) } },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
+    // The inspector page's hub watches every actor; a caller's own observer (tests) gets every event too.
+    inspect: options.inspect ? (event) => (inspector.observe(event), options.inspect!(event)) : inspector.observe,
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
@@ -159,7 +164,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   settings.onChange(() => applySettings(settings, { charging, logger }));
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger }).fetch, logger);
+  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector }).fetch, logger);
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
@@ -175,12 +180,14 @@ export async function startController(options: ControllerOptions): Promise<Contr
     sessions,
     ...services,
     charging,
+    inspector,
     nfc,
     settings,
     hardware,
     plant,
     close: () =>
       (closing ??= (async () => {
+        inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
         await charging.stop();
         nfc.stop();

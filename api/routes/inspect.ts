@@ -1,0 +1,140 @@
+import { streamSSE } from 'hono/streaming';
+import { SIM_FAULTS } from '../../drivers/index.js';
+import { INSPECTOR_ROLE, mayInspect, TICKET_TTL_MS, type Inspector, type InspectorMessage } from '../../services/inspector.js';
+import { renderSvg, toDot } from '../../services/machine-charts.js';
+import { clientAddress, type AppDeps, type AppHandler, type Router } from '../app.js';
+import { SessionError } from '../errors.js';
+import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../inspect/page.js';
+
+/**
+ * The simulator's controls the page offers with HARDWARE=sim (they call the /sim routes, as `npm run sim` does).
+ * `input` names the field the page sends with it. A new simulator route, such as the phone request of the NFC
+ * link, becomes a button by adding it here.
+ */
+export const SIM_CONTROLS = [
+  { label: 'plug', method: 'POST', path: '/sim/plug' },
+  { label: 'charge', method: 'POST', path: '/sim/charge' },
+  { label: 'pause', method: 'POST', path: '/sim/pause' },
+  { label: 'unplug', method: 'POST', path: '/sim/unplug' },
+  { label: 'present tag', method: 'POST', path: '/sim/tag', input: 'tag' },
+  { label: 'fault', method: 'POST', path: '/sim/fault', input: 'fault' },
+  { label: 'clear', method: 'DELETE', path: '/sim/fault/{fault}', input: 'fault' },
+] as const;
+
+/** Queued stream writes after which a watcher that does not read is dropped. */
+const MAX_QUEUED_WRITES = 1000;
+
+/** The page loads nothing from elsewhere and runs no inline script; its data is never cached. */
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+/**
+ * The live inspector (`/inspect`, outside the spec's /v1 API). The page, its script and style are public (they hold
+ * no data); charts, tickets and the event stream need a session of role installer or higher, as the stream shows tag
+ * ids, users and the state of the installation. A role below that gets 403.
+ */
+export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspector): void {
+  const asset = (type: string, body: string): AppHandler => (c) => c.body(body, 200, { 'Content-Type': type, ...PAGE_HEADERS });
+  router.resource('/inspect', { GET: asset('text/html; charset=utf-8', PAGE_HTML) }, { public: true });
+  router.resource('/inspect/app.js', { GET: asset('text/javascript; charset=utf-8', PAGE_JS) }, { public: true });
+  router.resource('/inspect/app.css', { GET: asset('text/css; charset=utf-8', PAGE_CSS) }, { public: true });
+
+  /** Runs the handler for an engineer's session (installer or higher), 403 for a lower role. */
+  const engineer =
+    (handler: AppHandler): AppHandler =>
+    (c, next) => {
+      if (!mayInspect(c.var.session.role)) {
+        return c.json({ success: false, cause: `The inspector needs a session of role ${INSPECTOR_ROLE} or higher` }, 403);
+      }
+      return handler(c, next);
+    };
+
+  // Rendered once, on first use (Graphviz in WASM, about 0.1 s a chart); the same charts as docs/charts/.
+  let charts: Promise<Array<{ systemId: string; id: string; svg: string }>> | undefined;
+  const renderCharts = () =>
+    (charts ??= Promise.all(inspector.charts.map(async (c) => ({ systemId: c.systemId, id: c.id, svg: await renderSvg(toDot(c.machine)) }))).catch(
+      (err: unknown) => {
+        charts = undefined;
+        throw err;
+      },
+    ));
+
+  router.resource('/inspect/charts', {
+    GET: engineer(async (c) =>
+      c.json({
+        charts: await renderCharts(),
+        simulator: deps.plant ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
+      }),
+    ),
+  });
+
+  router.resource('/inspect/session', {
+    GET: engineer((c) => {
+      const { username, role } = c.var.session;
+      return c.json({ user: username, role });
+    }),
+  });
+
+  router.resource('/inspect/ticket', {
+    POST: engineer((c) =>
+      c.json({ ticket: inspector.issueTicket(c.var.session.id, clientAddress(c)), expiresInS: TICKET_TTL_MS / 1000 }),
+    ),
+  });
+
+  router.resource(
+    '/inspect/events',
+    {
+      GET: (c) => {
+        const ticket = c.req.query('ticket');
+        if (!ticket || !/^[0-9a-f]{32}$/.test(ticket)) {
+          throw new SessionError(1002, 401, 'The event stream needs ?ticket= with a ticket from POST /inspect/ticket');
+        }
+        const grant = inspector.redeemTicket(ticket, clientAddress(c));
+        if (!grant.ok) throw new SessionError(grant.code, 401, grant.message);
+        c.header('X-Accel-Buffering', 'no');
+        return streamSSE(c, async (stream) => {
+          let queued = 0;
+          let chain = Promise.resolve();
+          let finish!: () => void;
+          const finished = new Promise<void>((resolve) => (finish = resolve));
+          const write = (event: string, data: unknown) => {
+            queued++;
+            chain = chain
+              .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
+              .catch(() => undefined)
+              .finally(() => queued--);
+          };
+          const stop = inspector.watch(
+            {
+              send: (m: InspectorMessage) => {
+                if (queued > MAX_QUEUED_WRITES) {
+                  stop();
+                  finish();
+                  return;
+                }
+                write(m.kind, m.kind === 'actor' ? m.actor : m.event);
+              },
+              end: (reason) => {
+                write('end', reason);
+                void chain.then(finish);
+              },
+            },
+            grant,
+          );
+          stream.onAbort(() => {
+            stop();
+            finish();
+          });
+          write('snapshot', inspector.view());
+          await finished;
+        });
+      },
+    },
+    { public: true },
+  );
+}

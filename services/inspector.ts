@@ -1,0 +1,289 @@
+import { randomBytes } from 'node:crypto';
+import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
+import { ROLES, type Role } from '../db/schema.js';
+import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
+import type { PairingContext } from '../machines/pairing.js';
+import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
+import { takenKey, transitionTable, triggerOf } from '../machines/transitions.js';
+import { chartedMachines, type ChartedMachine } from './machine-charts.js';
+
+/**
+ * The inspection hub behind the live inspector page (`/inspect`): fed with the actor system's inspection stream
+ * (the `inspect` option of the root actor), it keeps the last events and tells watchers what changed: each actor's
+ * active states, the context values that matter and the transitions just taken. The machines know nothing of it.
+ *
+ * Nothing secret leaves it: context is shown through an allow-list per actor (no login token, session id, proof or
+ * password; the session shows user, role and expiry only), and events carry their type plus allow-listed fields.
+ * Watching needs a session of role installer or higher; the page's EventSource cannot send the Authorization header,
+ * so it redeems a short-lived, single-use ticket bound to the session and the client address.
+ */
+
+/** The lowest role that may watch (engineers: installer and manufacturer). */
+export const INSPECTOR_ROLE: Role = 'installer';
+/** A ticket is valid this long after it was issued (actor clock), and once. */
+export const TICKET_TTL_MS = 30_000;
+/** Events kept for a page that opens later. */
+export const EVENTS_KEPT = 50;
+const MAX_TICKETS = 16;
+
+export const mayInspect = (role: Role) => ROLES.indexOf(role) >= ROLES.indexOf(INSPECTOR_ROLE);
+
+/** One actor as the page shows it. */
+export interface ActorView {
+  systemId: string;
+  status: string;
+  /** Active state paths, compound ancestors included (`operative`, `operative.session`, …). */
+  states: string[];
+  /** The context values that matter, none of them secret. */
+  context: Record<string, unknown>;
+  /** SVG ids of the edges of the transitions of the latest step (`transition-<n>`). */
+  transitions: string[];
+}
+
+export interface EventView {
+  seq: number;
+  /** Actor clock milliseconds. */
+  at: number;
+  /** systemId of the actor that received it. */
+  actor: string;
+  /** Event type (`after <delay>` for a timer). */
+  type: string;
+  /** Allow-listed payload fields. */
+  detail?: Record<string, unknown>;
+}
+
+export type InspectorMessage = { kind: 'actor'; actor: ActorView } | { kind: 'event'; event: EventView };
+
+export interface InspectorView {
+  at: number;
+  actors: ActorView[];
+  events: EventView[];
+}
+
+/** A watcher: receives every message, and `end` once when its session is no longer valid or the hub closes. */
+export interface Watcher {
+  send(message: InspectorMessage): void;
+  end(reason: { code?: SessionErrorCode; message: string }): void;
+}
+
+/** What a redeemed ticket grants: watching for the session it was issued to. */
+export type Grant = { ok: true; sessionId: string; address: string } | { ok: false; code: SessionErrorCode; message: string };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The context values shown per actor; an actor not listed shows none (safe by default). */
+const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<string, unknown>> = {
+  chargeCycle: (c: ChargeContext) => ({
+    pilot: c.pilot.toUpperCase(),
+    allowedCurrentA: allowedCurrentA(c),
+    maxCurrentA: c.settings.maxCurrentA,
+    loadLimitA: c.loadLimitA,
+    faults: c.faults,
+    authorization: c.authorization && { tagId: c.authorization.tagId ?? null, userId: c.authorization.userId ?? null },
+    freeCharging: c.settings.freeCharging,
+    chargingEnabled: c.settings.chargingEnabled,
+    ventilationAvailable: c.settings.ventilationAvailable,
+    authTimeoutS: c.settings.authTimeoutMs / 1000,
+  }),
+  pairing: (c: PairingContext) => ({ tag: c.tag }),
+  session: (c: SessionContext) => ({
+    user: c.session?.username ?? null,
+    role: c.session?.role ?? null,
+    sessionExpiresAt: c.session ? iso(c.session.lastActivityAt + SESSION_TIMEOUT_MS) : null,
+    failedLogins: c.failures,
+  }),
+};
+
+/** Payload fields shown per actor and event type; others show the type only. */
+const EVENT_FIELDS: Record<string, Record<string, string[]>> = {
+  chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'] },
+  pairing: { ENABLE: ['chargePointIdle'], TAG: ['id', 'tagType', 'known'] },
+};
+/** Events not listed: a call recording its time (one per API request) would drown the rest. */
+const QUIET_EVENTS = new Set(['ACTIVITY']);
+
+/** Active state paths of a state value, ancestors first. */
+export function activePaths(value: StateValue, prefix = ''): string[] {
+  if (typeof value === 'string') return [prefix + value];
+  return Object.entries(value).flatMap(([key, child]) => [prefix + key, ...(child === undefined ? [] : activePaths(child, `${prefix}${key}.`))]);
+}
+
+function plain(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  if (Array.isArray(value)) return value.map(plain);
+  if (ArrayBuffer.isView(value)) return undefined;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+}
+
+export function createInspector({ now, charts = chartedMachines() }: { now: () => number; charts?: ChartedMachine[] }) {
+  const tracked = new Set(charts.map((c) => c.systemId));
+  const refs = new Map<string, AnyActorRef>();
+  const edgeIds = new Map(
+    charts.map((c) => {
+      const ids = new Map<string, string>();
+      transitionTable(c.machine).forEach((row, i) => {
+        if (!ids.has(row.key)) ids.set(row.key, `transition-${i + 1}`);
+      });
+      return [c.systemId, ids] as const;
+    }),
+  );
+  const lastTransitions = new Map<string, string[]>();
+  const events: EventView[] = [];
+  let seq = 0;
+  const watchers = new Map<Watcher, { sessionId: string; address: string }>();
+  const tickets = new Map<string, { sessionId: string; address: string; expiresAt: number }>();
+  const dirty = new Set<string>();
+  let pending: InspectorMessage[] = [];
+  let flushScheduled = false;
+
+  const systemIdOf = (ref: AnyActorRef): string | undefined => {
+    if (ref._parent === undefined) return 'controller';
+    const { systemId } = ref as { systemId?: string };
+    return systemId !== undefined && tracked.has(systemId) ? systemId : undefined;
+  };
+
+  const actorView = (systemId: string): ActorView | undefined => {
+    const ref = refs.get(systemId);
+    if (!ref) return undefined;
+    const snapshot = ref.getSnapshot() as { status: string; value?: StateValue; context?: unknown };
+    const contextView = CONTEXT_VIEWS[systemId];
+    return {
+      systemId,
+      status: snapshot.status,
+      states: snapshot.value === undefined ? [] : activePaths(snapshot.value),
+      context: contextView && snapshot.context ? (plain(contextView(snapshot.context as never, now())) as Record<string, unknown>) : {},
+      transitions: lastTransitions.get(systemId) ?? [],
+    };
+  };
+
+  const flush = () => {
+    flushScheduled = false;
+    const messages = pending;
+    pending = [];
+    for (const systemId of dirty) {
+      const actor = actorView(systemId);
+      if (actor) messages.push({ kind: 'actor', actor });
+    }
+    dirty.clear();
+    for (const watcher of [...watchers.keys()]) for (const m of messages) watcher.send(m);
+  };
+  const schedule = () => {
+    if (flushScheduled || watchers.size === 0) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+
+  /** Ends the watchers whose session is no longer valid (replaced, logged out, timed out, other address). */
+  const checkWatchers = () => {
+    const session = refs.get('session');
+    if (!session) return;
+    const snapshot = session.getSnapshot() as SessionSnapshot;
+    for (const [watcher, bound] of watchers) {
+      const verdict = checkSession(snapshot, bound.sessionId, bound.address, now());
+      if ('code' in verdict) end(watcher, { code: verdict.code, message: 'The session ended; log in again' });
+    }
+  };
+
+  const end = (watcher: Watcher, reason: { code?: SessionErrorCode; message: string }) => {
+    if (!watchers.delete(watcher)) return;
+    watcher.end(reason);
+  };
+
+  const record = (systemId: string, event: { type: string } & Record<string, unknown>) => {
+    if (QUIET_EVENTS.has(event.type)) return;
+    const view: EventView = { seq: ++seq, at: now(), actor: systemId, type: triggerOf(event.type) };
+    const fields = EVENT_FIELDS[systemId]?.[event.type];
+    if (fields) view.detail = plain(Object.fromEntries(fields.filter((f) => f in event).map((f) => [f, event[f]]))) as Record<string, unknown>;
+    events.push(view);
+    if (events.length > EVENTS_KEPT) events.shift();
+    if (watchers.size > 0) {
+      pending.push({ kind: 'event', event: view });
+      schedule();
+    }
+  };
+
+  return {
+    /** The actors shown, in order, with their machines (for the charts). */
+    charts,
+
+    /** The root actor's `inspect` observer. Cheap when nobody watches: it keeps the last events and actor refs only. */
+    observe(event: InspectionEvent): void {
+      if (event.type === '@xstate.action') return;
+      const ref = event.actorRef as AnyActorRef;
+      // A child's systemId is set only after its `@xstate.actor` event: refs are taken from whatever comes next.
+      const systemId = systemIdOf(ref);
+      if (systemId === undefined) return;
+      if (refs.get(systemId) !== ref) refs.set(systemId, ref);
+      switch (event.type) {
+        case '@xstate.event':
+          record(systemId, event.event as { type: string } & Record<string, unknown>);
+          return;
+        case '@xstate.microstep': {
+          const ids = edgeIds.get(systemId);
+          const taken = event._transitions.map((t) => ids?.get(takenKey(t))).filter((id): id is string => id !== undefined);
+          if (taken.length) lastTransitions.set(systemId, taken);
+          return;
+        }
+        case '@xstate.snapshot':
+          if (systemId === 'session') checkWatchers();
+          if (watchers.size === 0) return;
+          dirty.add(systemId);
+          schedule();
+          return;
+      }
+    },
+
+    /** Every actor's current view and the last events. */
+    view(): InspectorView {
+      return {
+        at: now(),
+        actors: charts.map((c) => actorView(c.systemId)).filter((a): a is ActorView => a !== undefined),
+        events: [...events],
+      };
+    },
+
+    /** A single-use ticket for the event stream, bound to a session and its client address, valid TICKET_TTL_MS. */
+    issueTicket(sessionId: string, address: string): string {
+      const at = now();
+      for (const [t, v] of tickets) if (v.expiresAt <= at) tickets.delete(t);
+      while (tickets.size >= MAX_TICKETS) tickets.delete(tickets.keys().next().value!);
+      const ticket = randomBytes(16).toString('hex');
+      tickets.set(ticket, { sessionId, address, expiresAt: at + TICKET_TTL_MS });
+      return ticket;
+    },
+
+    /** Spends a ticket: a grant when it is known, unexpired, from the same address, and its session still valid. */
+    redeemTicket(ticket: string, address: string): Grant {
+      const entry = tickets.get(ticket);
+      tickets.delete(ticket);
+      if (!entry || entry.expiresAt <= now() || entry.address !== address) {
+        return { ok: false, code: 1003, message: 'Unknown, spent or expired ticket: get a new one with POST /inspect/ticket' };
+      }
+      const session = refs.get('session');
+      const verdict = session ? checkSession(session.getSnapshot() as SessionSnapshot, entry.sessionId, address, now()) : ({ code: 1003 } as const);
+      if ('code' in verdict) return { ok: false, code: verdict.code, message: 'The session of this ticket has ended; log in again' };
+      return { ok: true, sessionId: entry.sessionId, address };
+    },
+
+    /** Starts sending a watcher every change, for as long as its session stays valid; returns the way to stop. */
+    watch(watcher: Watcher, bound: { sessionId: string; address: string }): () => void {
+      watchers.set(watcher, bound);
+      return () => {
+        watchers.delete(watcher);
+      };
+    },
+
+    /** How many watch now. */
+    watching(): number {
+      return watchers.size;
+    },
+
+    /** Ends every watcher (graceful shutdown), so open streams do not hold the server. */
+    close(): void {
+      for (const watcher of [...watchers.keys()]) end(watcher, { message: 'The controller is shutting down' });
+      tickets.clear();
+    },
+  };
+}
+
+export type Inspector = ReturnType<typeof createInspector>;
