@@ -16,6 +16,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Charge controller inspector</title>
+<link rel="icon" href="/inspect/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/inspect/app.css">
 <script src="/inspect/app.js" defer></script>
 </head>
@@ -49,9 +50,14 @@ export const PAGE_HTML = `<!doctype html>
 </html>
 `;
 
+/** The page's icon (the browser asks for one; served here, it needs no request to /favicon.ico). */
+export const PAGE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#263238"/><path d="M9 1 3 9h4l-1 6 6-8H8z" fill="#ffca28"/></svg>
+`;
+
 export const PAGE_CSS = `
 :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1c2529; background: #f4f6f7; }
 body { margin: 0; }
+[hidden] { display: none !important; }
 header { display: flex; gap: 1em; align-items: center; flex-wrap: wrap; padding: 0.6em 1em; background: #263238; color: #fff; }
 header h1 { font-size: 1.1em; margin: 0; }
 #status.bad { color: #ffab91; font-weight: bold; }

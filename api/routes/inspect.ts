@@ -4,7 +4,7 @@ import { INSPECTOR_ROLE, mayInspect, TICKET_TTL_MS, type Inspector, type Inspect
 import { renderSvg, toDot } from '../../services/machine-charts.js';
 import { clientAddress, type AppDeps, type AppHandler, type Router } from '../app.js';
 import { SessionError } from '../errors.js';
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../inspect/page.js';
+import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';
 
 /**
  * The simulator's controls the page offers with HARDWARE=sim (they call the /sim routes, as `npm run sim` does).
@@ -43,6 +43,7 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
   router.resource('/inspect', { GET: asset('text/html; charset=utf-8', PAGE_HTML) }, { public: true });
   router.resource('/inspect/app.js', { GET: asset('text/javascript; charset=utf-8', PAGE_JS) }, { public: true });
   router.resource('/inspect/app.css', { GET: asset('text/css; charset=utf-8', PAGE_CSS) }, { public: true });
+  router.resource('/inspect/icon.svg', { GET: asset('image/svg+xml', PAGE_ICON) }, { public: true });
 
   /** Runs the handler for an engineer's session (installer or higher), 403 for a lower role. */
   const engineer =

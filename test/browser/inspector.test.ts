@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Clock } from '../../services/controller.js';
+import type { ManualClock } from '../clock.js';
+import { startHarness, type Harness } from '../harness.js';
+
+// Functions passed to page.waitForFunction/$$eval run in the browser; the project's types have no DOM library.
+declare const document: any;
+
+/**
+ * The inspector page in a real browser: Debian's chromium driven by playwright-core (`.ci/run` installs it with
+ * `apt-get install -y chromium`). The controller runs on the real clock, as in use; the test waits for conditions
+ * (with time limits), never for fixed times. Run alone: `npm run test:browser`.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SCREENSHOT = join(import.meta.dirname, '..', '..', 'test-results', 'inspector.png');
+const ENGINEER_PASSWORD = 'engineer-secret-1';
+const TAG = '04A1B2C3';
+const WAIT_MS = 15_000;
+
+const realClock: Clock = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+  now: () => Date.now(),
+};
+
+let h: Harness;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `The browser test needs Chromium at ${CHROMIUM} (Debian: apt-get update && apt-get install -y chromium; .ci/run installs it). ` +
+        'Set CHROMIUM_PATH to use another Chromium binary.',
+    );
+  }
+  // The harness's clock type is the manual clock; here the controller runs on the real one (no step() is used).
+  h = await startHarness({ clock: realClock as unknown as ManualClock });
+  await h.controller.accounts.set('engineer', 'installer', ENGINEER_PASSWORD);
+  const session = await h.login('engineer', ENGINEER_PASSWORD);
+  const added = await h.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: TAG }] } });
+  if (added.status !== 200) throw new Error(`whitelist setup failed: ${added.text}`);
+
+  profile = await mkdtemp(join(tmpdir(), 'cc-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1600, height: 1400 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(WAIT_MS);
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(h.controller.url)) problems.push(`request elsewhere: ${r.url()}`);
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  await h?.stop();
+});
+
+/** Waits until the chart of `actor` highlights `state` (the SVG element whose id is the state path has class active). */
+async function highlighted(actor: string, state: string): Promise<void> {
+  await page.waitForFunction(
+    ([a, s]) => {
+      const section = document.querySelector(`section[data-actor="${a}"]`);
+      const node = section && [...section.querySelectorAll('svg g.active')].find((g) => g.id === s);
+      return Boolean(node) && section.dataset.states!.split(' ').includes(s!);
+    },
+    [actor, state],
+    { timeout: WAIT_MS },
+  );
+}
+
+const activeStates = (actor: string) =>
+  page.$$eval(`section[data-actor="${actor}"] svg g.active`, (gs) => gs.map((g) => g.id).sort());
+
+test('log in on the page, plug in, present a tag: the highlighted states follow the charge cycle', async () => {
+  await page.goto(`${h.controller.url}/inspect`);
+  await page.fill('#username', 'engineer');
+  await page.fill('#password', ENGINEER_PASSWORD);
+  await page.click('#login-button');
+  await page.waitForSelector('#app:not([hidden])');
+  await page.waitForSelector('#login', { state: 'hidden' });
+  await page.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Live'));
+
+  await highlighted('chargeCycle', 'operative.available.idle');
+  expect(await activeStates('chargeCycle')).toEqual(['operative', 'operative.available', 'operative.available.idle']);
+  await highlighted('pairing', 'off');
+  await highlighted('session', 'login.active');
+
+  await page.click('button[data-sim="plug"]');
+  await highlighted('chargeCycle', 'operative.session.waitForAuth');
+  expect(await activeStates('chargeCycle')).toEqual(['operative', 'operative.session', 'operative.session.waitForAuth']);
+
+  await page.fill('#sim-tag', TAG);
+  await page.click('button[data-sim="present tag"]');
+  await highlighted('chargeCycle', 'operative.session.transaction.ready');
+  await page.waitForFunction((tag) => document.querySelector('section[data-actor="chargeCycle"] table')!.textContent!.includes(tag), TAG);
+
+  await page.click('button[data-sim="charge"]');
+  await highlighted('chargeCycle', 'operative.session.transaction.charging');
+  expect(await activeStates('chargeCycle')).toEqual([
+    'operative',
+    'operative.session',
+    'operative.session.transaction',
+    'operative.session.transaction.charging',
+  ]);
+  // The transition just taken is drawn too, and the events list shows what happened.
+  expect(await page.$$eval('section[data-actor="chargeCycle"] svg g.edge.taken', (gs) => gs.length)).toBeGreaterThan(0);
+  await page.waitForFunction(() => {
+    const types = [...document.querySelectorAll('#events .type')].map((e) => e.textContent);
+    return types.includes('TAG') && types.includes('PILOT');
+  });
+
+  await mkdir(join(SCREENSHOT, '..'), { recursive: true });
+  await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  expect(existsSync(SCREENSHOT)).toBe(true);
+
+  // Nothing loaded from elsewhere, no script error, no CSP violation.
+  expect(problems).toEqual([]);
+}, 90_000);
