@@ -74,10 +74,13 @@ export async function createHardware(backend: HardwareBackend, options: Hardware
       tap: (uid, technology) => nfc.sim.tap(uid, technology),
     });
     let phone: SimulatedPhone | undefined;
+    plant.nfcPhone = () => {
+      if (!phone || phone.gone) phone = nfc.sim.phone();
+      return phone;
+    };
     plant.phoneRequest = async (text) => {
       if (nfc.reader.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
-      if (!phone || phone.gone) phone = nfc.sim.phone();
-      return phone.request(text);
+      return plant.nfcPhone!().request(text);
     };
     const closePlant = hardware.close.bind(hardware);
     return {

@@ -36,7 +36,9 @@ export type NfcLinkEvent =
   | { type: 'TAG.COMMIT'; message: Uint8Array }
   | { type: 'TAG.MESSAGE_READ' }
   /** An APDU that meant nothing beyond its answer. */
-  | { type: 'TAG.ANSWERED' };
+  | { type: 'TAG.ANSWERED' }
+  /** The phone did something (raised for every APDU): the idle minute starts again. */
+  | { type: 'ACTIVITY' };
 
 const OK = statusWord(SW.ok);
 
@@ -89,6 +91,7 @@ export const nfcLinkMachine = setup({
           return { type: 'TAG.ANSWERED' };
       }
     }),
+    noteActivity: raise({ type: 'ACTIVITY' }),
     /** The held commit is acknowledged. */
     acknowledge: assign({ reply: OK }),
     /** The answer (or refusal) replaces the file content. */
@@ -118,7 +121,7 @@ export const nfcLinkMachine = setup({
       entry: ['resetTag', 'showReading'],
       exit: ['hideReading', 'resumeChecking'],
       on: {
-        APDU: { actions: ['handleApdu', 'respond', 'raiseOutcome'] },
+        APDU: { actions: ['handleApdu', 'respond', 'raiseOutcome', 'noteActivity'] },
         'READER.CHECKING': 'checking',
       },
       states: {
@@ -177,7 +180,7 @@ export const nfcLinkMachine = setup({
             watching: {
               after: { idle: '#nfcLink.checking' },
               on: {
-                APDU: { target: 'watching', reenter: true },
+                ACTIVITY: { target: 'watching', reenter: true },
                 'PHONE.ACTIVATED': { target: 'watching', reenter: true },
               },
             },

@@ -80,6 +80,12 @@ export interface SimulatedPn532 {
 export interface SimulatedPhone {
   /** Sends one API request text over NFC (write, then read) and resolves with the answer text. */
   request(text: string): Promise<string>;
+  /** Writes `message` as the NDEF file content, then reads the file again (Android's detection) until it holds one. */
+  exchange(message: Uint8Array): Promise<Uint8Array>;
+  /** The NDEF write procedure alone: NLEN 0, the message in chunks of MLc, NLEN (the commit). */
+  write(message: Uint8Array): Promise<void>;
+  /** The NDEF detection procedure alone: the message in the file (empty when NLEN is 0). */
+  detect(): Promise<Uint8Array>;
   /** One raw command APDU; resolves with the response APDU. */
   transceive(capdu: Uint8Array): Promise<Uint8Array>;
   /** Resolves once the emulated tag has been activated for this phone. */
@@ -336,7 +342,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
       }
     }
 
-    private async ok(capdu: number[]): Promise<Uint8Array> {
+    async ok(capdu: number[]): Promise<Uint8Array> {
       const r = await this.transceive(Uint8Array.from(capdu));
       const sw = (r[r.length - 2]! << 8) | r[r.length - 1]!;
       if (sw !== 0x9000) throw new Error(`the tag answered ${sw.toString(16).padStart(4, '0')} to ${Buffer.from(capdu.slice(0, 4)).toString('hex')}`);
@@ -376,14 +382,18 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
       await this.ok([0x00, 0xd6, 0x00, 0x00, 0x02, message.length >> 8, message.length & 0xff]);
     }
 
-    async request(text: string): Promise<string> {
+    async exchange(message: Uint8Array): Promise<Uint8Array> {
       if (this.mle === 0) await this.detect();
-      await this.write(encodeTextRecord(text));
+      await this.write(message);
       for (let attempt = 0; ; attempt++) {
         const answer = await this.detect();
-        if (answer.length > 0) return decodeTextRecord(answer);
+        if (answer.length > 0) return answer;
         if (attempt >= 10) throw new Error('no answer in the tag');
       }
+    }
+
+    async request(text: string): Promise<string> {
+      return decodeTextRecord(await this.exchange(encodeTextRecord(text)));
     }
   }
 
