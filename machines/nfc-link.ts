@@ -61,7 +61,7 @@ const OK = statusWord(SW.ok);
 export const nfcLinkMachine = setup({
   types: { context: {} as NfcLinkContext, events: {} as NfcLinkEvent },
   actions: {
-    /** Sends `context.reply` to the phone (provided from outside). */
+    /** Sends `context.reply` to the phone; null: nothing to send now (a held commit). Provided from outside. */
     respond: () => {},
     submit: (_, _params: { message: Uint8Array }) => {},
     refuse: (_, _params: { message: Uint8Array }) => {},
