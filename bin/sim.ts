@@ -10,6 +10,10 @@ const USAGE = `usage: npm run sim -- <command>
   plug | unplug          connect / disconnect the vehicle (CP B / A)
   charge | pause         the EV requests charge (C) / stops requesting (B)
   tag <uid> [nfc]        present a tag (8, 14 or 20 hex digits)
+  tap card <uid> [nfc]   the same: a card is tapped on the reader
+  phone request <text>   a phone sends an API request over NFC (RFID Mode RFID/NFC hybrid), e.g.
+                         '{"path":"/login","method":"GET","authorization":"","messageID":"1"}'
+                         (a body follows the header after a comma); prints the answer record
   fault <kind>           inject a fault: ${SIM_FAULTS.join(', ')}
   clear <kind>           clear a fault
   temp <celsius>         set the temperature the sensor reads
@@ -39,6 +43,12 @@ function callFor(args: string[]): Call {
     case 'tag':
       if (!arg) throw new Error('tag needs the tag uid');
       return { method: 'POST', path: '/sim/tag', body: { id: arg, technology: extra?.toLowerCase() === 'nfc' ? 'NFC' : 'RFID' } };
+    case 'tap':
+      if (arg !== 'card' || !extra) throw new Error('tap needs: tap card <uid>');
+      return { method: 'POST', path: '/sim/tap', body: { id: extra, technology: args[3]?.toLowerCase() === 'nfc' ? 'NFC' : 'RFID' } };
+    case 'phone':
+      if (arg !== 'request' || !extra) throw new Error('phone needs: phone request <request text>');
+      return { method: 'POST', path: '/sim/phone', body: { request: args.slice(2).join(' ') } };
     case 'fault':
       if (!arg) throw new Error(`fault needs a kind: ${SIM_FAULTS.join(', ')}`);
       return { method: 'POST', path: '/sim/fault', body: { fault: arg } };
@@ -64,6 +74,7 @@ interface View {
   chargePoint: { systemState: string; ocppState: string; authState: string; transaction?: { consumption: number; power: number; transactionDuration?: number } };
   hmi: string;
   loadLimitA: number | null;
+  nfc?: { request: string; answer: string };
 }
 
 function summary(v: View): string {
@@ -98,7 +109,8 @@ async function main(): Promise<void> {
   const body = (await res.json().catch(() => undefined)) as (View & { cause?: string }) | undefined;
   if (res.status === 404) throw new Error(`${base} has no simulator: is the controller running with HARDWARE=sim?`);
   if (!res.ok) throw new Error(body?.cause ?? `the controller answered ${res.status}`);
-  if (body) console.log(summary(body));
+  if (body?.nfc) console.log(body.nfc.answer);
+  else if (body) console.log(summary(body));
 }
 
 main().catch((err: unknown) => {

@@ -80,7 +80,13 @@ export async function createHardware(backend: HardwareBackend, options: Hardware
     };
     plant.phoneRequest = async (text) => {
       if (nfc.reader.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
-      return plant.nfcPhone!().request(text);
+      // A tap: the phone comes, writes the request, reads the answer and leaves.
+      const tapping = plant.nfcPhone!();
+      try {
+        return await tapping.request(text);
+      } finally {
+        tapping.leave();
+      }
     };
     const closePlant = hardware.close.bind(hardware);
     return {

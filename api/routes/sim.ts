@@ -10,6 +10,7 @@ const TagBody = v.strictObject({ id: v.string(), technology: v.optional(v.pickli
 const FaultBody = v.strictObject({ fault: v.picklist(SIM_FAULTS, `fault must be one of ${SIM_FAULTS.join(', ')}`) });
 const TemperatureBody = v.strictObject({ celsius: v.number() });
 const EvBody = v.strictObject({ maxCurrentA: v.optional(v.number()), ventilation: v.optional(v.boolean()) });
+const PhoneBody = v.strictObject({ request: v.pipe(v.string(), v.minLength(1, 'request must be the NFC request text')) });
 const LoadLimitBody = v.strictObject({
   amps: v.nullable(v.pipe(v.number(), v.minValue(0, 'amps must be 0 or more'), v.maxValue(80, 'amps must be at most 80'))),
 });
@@ -41,6 +42,23 @@ export function simRoutes(app: Hono<AppEnv>, plant: SimulatedPlant, charging: Ch
   app.post('/sim/tag', async (c) => {
     const body = parseWith(TagBody, await jsonBody(c));
     return control(c, () => plant.presentTag(body.id, body.technology));
+  });
+  // "tap card": the same as presenting a tag (a card enters the reader's field, is read once and leaves).
+  app.post('/sim/tap', async (c) => {
+    const body = parseWith(TagBody, await jsonBody(c));
+    return control(c, () => plant.presentTag(body.id, body.technology));
+  });
+  // A simulated phone sends one API request over NFC (needs RFID Mode RFID/NFC hybrid) and shows the answer record.
+  app.post('/sim/phone', async (c) => {
+    const { request } = parseWith(PhoneBody, await jsonBody(c));
+    if (!plant.phoneRequest) throw invalid('This simulator has no NFC phone');
+    let answer: string;
+    try {
+      answer = await plant.phoneRequest(request);
+    } catch (err) {
+      throw invalid(err instanceof Error ? err.message : String(err));
+    }
+    return c.json({ plant: plant.state(), chargePoint: charging.chargePoint.state(), hmi: charging.hmi(), loadLimitA, nfc: { request, answer } });
   });
   app.post('/sim/fault', async (c) => {
     const { fault } = parseWith(FaultBody, await jsonBody(c));

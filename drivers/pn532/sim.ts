@@ -313,6 +313,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
       this.activated = new Promise((resolve) => (this.markActivated = resolve));
     }
     onActivated() {
+      this.mle = 0; // a new activation: the application and file must be selected again
       this.markActivated();
     }
     deliver(rapdu: Uint8Array) {

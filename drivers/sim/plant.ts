@@ -65,8 +65,8 @@ export interface SimulatedPlant {
   setTemperature(celsius: number): void;
   state(): SimState;
   /**
-   * A simulated phone sends one API request text over NFC (the Type 4 Tag write, then read) and resolves with the
-   * answer text. Present when the reader is the simulated PN532 (HARDWARE=sim).
+   * A simulated phone is tapped: it sends one API request text over NFC (the Type 4 Tag write, then read), resolves
+   * with the answer text and leaves. Present when the reader is the simulated PN532 (HARDWARE=sim).
    */
   phoneRequest?(text: string): Promise<string>;
   /** The simulated phone in the reader's field (it enters when called and none is there). HARDWARE=sim only. */
