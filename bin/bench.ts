@@ -27,9 +27,12 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { loginProof } from '../machines/secrets.js';
+import { benchNfc, NFC_BAUD } from './bench-nfc.js';
 
 const HOST = '127.0.0.1';
 const BARE_FLAG = '--bare';
+/** `npm run bench -- --nfc`: only the NFC round trips (bin/bench-nfc.ts). */
+const NFC_FLAG = '--nfc';
 const PASSWORD = 'bench-operator-password';
 const PATH = '/v1/system_state';
 
@@ -439,6 +442,7 @@ async function bench(root: string): Promise<boolean> {
     { figure: 'CPU cores server / bench / other, controller', measured: cores(ctl) },
     { figure: 'CPU cores server / bench / other, bare', measured: cores(bareRes) },
   ];
+  rows.push(...(await benchNfc()));
   console.log(
     `bench: GET ${PATH}, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s, node ${process.version}; ` +
       `starts ${startMs.map((v) => v.toFixed(0)).join(', ')} ms\n`,
@@ -452,6 +456,21 @@ async function bench(root: string): Promise<boolean> {
 
   await Promise.all([logged.stop(), controller.stop()]);
   return ok;
+}
+
+/** The NFC part alone. */
+async function mainNfc(): Promise<void> {
+  let ok = false;
+  try {
+    const rows = await benchNfc();
+    console.log(`bench: NFC request round trips over the simulated PN532 at ${NFC_BAUD} baud, node ${process.version}\n`);
+    printTable(rows);
+    ok = rows.every((r) => r.pass !== false);
+    console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
+  } catch (err) {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  }
+  process.exit(ok ? 0 : 1);
 }
 
 async function main(): Promise<void> {
@@ -491,4 +510,5 @@ function stopProcess(proc: ChildProcess): Promise<void> {
 }
 
 if (process.argv[2] === BARE_FLAG) await runBareServer();
+else if (process.argv[2] === NFC_FLAG) await mainNfc();
 else void main();

@@ -47,6 +47,8 @@ export interface HardwareOptions {
   nfc?: Pn532PortOptions;
   /** The initial RFID Mode (default `rfid`). */
   rfidMode?: RfidMode;
+  /** sim: the simulated PN532's bytes take their wire time at this baud rate on the real-time clock (the benchmark). */
+  simWire?: { baudRate: number };
 }
 
 const realTimers: Timers = {
@@ -66,7 +68,7 @@ export async function createHardware(backend: HardwareBackend, options: Hardware
   const readerContext = { timers: options.timers ?? realTimers, log: options.log, ...(options.rfidMode ? { mode: options.rfidMode } : {}) };
   if (backend === 'sim') {
     // The RFID/NFC reader is the PN532 driver on a byte-level simulated chip: a presented tag is tapped on its field.
-    const nfc = await createSimulatedReader(readerContext);
+    const nfc = await createSimulatedReader({ ...readerContext, ...(options.simWire ? { wire: options.simWire } : {}) });
     const { hardware, plant } = createSimulatedHardware({
       now: options.now,
       ...(options.phases ? { phases: options.phases } : {}),
@@ -78,6 +80,7 @@ export async function createHardware(backend: HardwareBackend, options: Hardware
       if (!phone || phone.gone) phone = nfc.sim.phone();
       return phone;
     };
+    plant.nfcStats = () => nfc.sim.stats;
     plant.phoneRequest = async (text) => {
       if (nfc.reader.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
       // A tap: the phone comes, writes the request, reads the answer and leaves.

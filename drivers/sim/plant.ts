@@ -13,7 +13,7 @@ import { checkBeep, DEFAULT_BEEP_MS } from '../buzzer/beep.js';
 import { checkLedPattern, LEDS_OFF } from '../leds/pattern.js';
 import { Listeners } from '../listeners.js';
 import type { Hardware, LedPattern, PilotLevel, TagTechnology } from '../types.js';
-import type { SimulatedPhone } from '../pn532/sim.js';
+import type { SimulatedPhone, WireStats } from '../pn532/sim.js';
 
 export const SIM_FAULTS = ['cp-short', 'diode-fault', 'meter-offline', 'contactor-welded', 'contactor-stuck-open', 'temperature-sensor-offline'] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
@@ -71,6 +71,8 @@ export interface SimulatedPlant {
   phoneRequest?(text: string): Promise<string>;
   /** The simulated phone in the reader's field (it enters when called and none is there). HARDWARE=sim only. */
   nfcPhone?(): SimulatedPhone;
+  /** Bytes and APDUs the simulated PN532 has moved so far (live counters). HARDWARE=sim only. */
+  nfcStats?(): WireStats;
 }
 
 export interface SimulatedHardwareOptions {
