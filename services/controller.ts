@@ -160,12 +160,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     pairing: root.system.get('pairing') as PairingActor,
   });
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
-  applySettings(settings, { charging, logger });
-  settings.onChange(() => applySettings(settings, { charging, logger }));
-  // The RFID Mode setting (choice 0 RFID only, 1 RFID/NFC hybrid) switches the reader at once.
-  const applyRfidMode = () => nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
-  applyRfidMode();
-  settings.onChange(applyRfidMode);
+  applySettings(settings, { charging, logger, nfc });
+  settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector }).fetch, logger);

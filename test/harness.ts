@@ -81,7 +81,7 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
 }
 
 async function wrapSimulated(wrap: (hardware: Hardware, clock: ManualClock) => Hardware, clock: ManualClock, withoutPlant: boolean) {
-  const { hardware, plant } = await createHardware('sim', { now: () => clock.now() });
+  const { hardware, plant } = await createHardware('sim', { now: () => clock.now(), timers: clock });
   return { hardware: wrap(hardware, clock), plant: withoutPlant ? undefined : plant };
 }
 

@@ -1,7 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHardware } from '../../drivers/index.js';
 import { FAILED, startHarness, type Harness } from '../harness.js';
 
 /** The simulator's HTTP controls (HARDWARE=sim) and the `npm run sim` CLI that drives them. */
@@ -48,8 +47,7 @@ describe('/sim routes', () => {
 
 describe('without the simulated plant (real hardware)', () => {
   it('there are no /sim routes', async () => {
-    const { hardware } = await createHardware('sim', { now: () => 0 });
-    const real = await startHarness({ hardware: () => hardware, withoutPlant: true });
+    const real = await startHarness({ hardware: (hardware) => hardware, withoutPlant: true });
     try {
       expect((await real.http('GET', '/sim')).status).toBe(404);
       expect((await real.http('POST', '/sim/plug')).status).toBe(404);
