@@ -180,7 +180,7 @@ describe('access: a session of role installer or higher', () => {
     const charge = res.json.charts.find((c: any) => c.systemId === 'chargeCycle');
     expect(charge.svg).toMatch(/^<svg/);
     expect(charge.svg).toContain('<g id="operative.session.transaction.charging" class="node"');
-    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear']));
+    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']));
     expect(res.json.simulator.faults).toContain('cp-short');
     expect((await h.http('GET', '/inspect/session', { session })).json).toEqual({ user: 'engineer', role: 'installer' });
     const ticket = await h.http('POST', '/inspect/ticket', { session });

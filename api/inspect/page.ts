@@ -247,7 +247,9 @@ ${SHA256_JS}
     var tag = el('input'); tag.id = 'sim-tag'; tag.placeholder = 'tag id'; tag.value = '04A1B2C3'; tag.maxLength = 255; tag.size = 12;
     var fault = el('select'); fault.id = 'sim-fault';
     sim.faults.forEach(function (f) { var o = el('option', f); o.value = f; fault.appendChild(o); });
-    var inputs = { tag: tag, fault: fault };
+    var request = el('input'); request.id = 'sim-request'; request.maxLength = 4000; request.size = 40;
+    request.value = '{"path":"/login","method":"GET","authorization":"","messageID":"1"}';
+    var inputs = { tag: tag, fault: fault, request: request };
     var placed = {};
     sim.controls.forEach(function (control) {
       var button = el('button', control.label); button.type = 'button';
@@ -264,7 +266,10 @@ ${SHA256_JS}
   function simulate(control, inputs) {
     var path = control.path, body;
     if (control.input === 'fault') path = path.replace('{fault}', encodeURIComponent(inputs.fault.value));
-    if (control.method === 'POST') body = control.input === 'tag' ? { id: inputs.tag.value } : control.input === 'fault' ? { fault: inputs.fault.value } : {};
+    if (control.method === 'POST') {
+      body = control.input === 'tag' ? { id: inputs.tag.value } : control.input === 'fault' ? { fault: inputs.fault.value }
+        : control.input === 'request' ? { request: inputs.request.value } : {};
+    }
     var result = $('sim-result');
     api(control.method, path, body).then(function (r) {
       result.textContent = control.label + ': ' + (r.status === 200 ? 'done' : reason(r));

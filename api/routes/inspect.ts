@@ -8,8 +8,9 @@ import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';
 
 /**
  * The simulator's controls the page offers with HARDWARE=sim (they call the /sim routes, as `npm run sim` does).
- * `input` names the field the page sends with it. A new simulator route, such as the phone request of the NFC
- * link, becomes a button by adding it here.
+ * `input` names the field the page sends with it (`tag` → `{id}`, `fault` → `{fault}` or the path, `request` →
+ * `{request}`: an NFC request text the simulated phone sends). A new simulator route becomes a button by adding it
+ * here. The page shows whether a control worked, never its answer (a phone's answer can hold a token).
  */
 export const SIM_CONTROLS = [
   { label: 'plug', method: 'POST', path: '/sim/plug' },
@@ -19,6 +20,7 @@ export const SIM_CONTROLS = [
   { label: 'present tag', method: 'POST', path: '/sim/tag', input: 'tag' },
   { label: 'fault', method: 'POST', path: '/sim/fault', input: 'fault' },
   { label: 'clear', method: 'DELETE', path: '/sim/fault/{fault}', input: 'fault' },
+  { label: 'phone request', method: 'POST', path: '/sim/phone', input: 'request' },
 ] as const;
 
 /** Queued stream writes after which a watcher that does not read is dropped. */

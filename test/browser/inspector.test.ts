@@ -49,6 +49,9 @@ beforeAll(async () => {
   const session = await h.login('engineer', ENGINEER_PASSWORD);
   const added = await h.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: TAG }] } });
   if (added.status !== 200) throw new Error(`whitelist setup failed: ${added.text}`);
+  // Phones are answered in RFID/NFC hybrid mode only.
+  const hybrid = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'RFIDMode', value: 1 }] } });
+  if (hybrid.status !== 200) throw new Error(`RFID Mode setting refused: ${hybrid.text}`);
 
   profile = await mkdtemp(join(tmpdir(), 'cc-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
@@ -130,6 +133,12 @@ test('log in on the page, plug in, present a tag: the highlighted states follow 
     const types = [...document.querySelectorAll('#events .type')].map((e) => e.textContent);
     return types.includes('TAG') && types.includes('PILOT');
   });
+
+  // A phone's request over NFC: the NFC link's chart follows.
+  await highlighted('nfcLink', 'checking');
+  await page.click('button[data-sim="phone request"]');
+  await page.waitForFunction(() => document.getElementById('sim-result').textContent === 'phone request: done');
+  await highlighted('nfcLink', 'established.exchange.idle');
 
   await mkdir(join(SCREENSHOT, '..'), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
