@@ -36,7 +36,7 @@ export interface ActorView {
   states: string[];
   /** The context values that matter, none of them secret. */
   context: Record<string, unknown>;
-  /** SVG ids of the edges of the transitions of the latest step (`transition-<n>`). */
+  /** SVG ids of the edges of the transitions of the latest step while watched (`transition-<n>`). */
   transitions: string[];
 }
 
@@ -219,6 +219,7 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
           record(systemId, event.event as { type: string } & Record<string, unknown>);
           return;
         case '@xstate.microstep': {
+          if (watchers.size === 0) return;
           const ids = edgeIds.get(systemId);
           const taken = event._transitions.map((t) => ids?.get(takenKey(t))).filter((id): id is string => id !== undefined);
           if (taken.length) lastTransitions.set(systemId, taken);

@@ -47,6 +47,17 @@ function isMachine(logic: unknown): logic is AnyStateMachine {
 const children = (node: AnyStateNode) => Object.values(node.states) as AnyStateNode[];
 const isCompound = (node: AnyStateNode) => children(node).length > 0;
 
+/** Every state node of a machine (the root included) by its path. */
+function statesByPath(machine: AnyStateMachine): Map<string, AnyStateNode> {
+  const nodes = new Map<string, AnyStateNode>();
+  const visit = (node: AnyStateNode) => {
+    nodes.set(statePath(node), node);
+    children(node).forEach(visit);
+  };
+  visit(machine.root);
+  return nodes;
+}
+
 /** `60 s`, `700 ms`. */
 export function formatMs(ms: number): string {
   return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
@@ -164,13 +175,7 @@ export function toDot(machine: AnyStateMachine): string {
     out.push(`  ${dotString(statePath(machine.root))} [id=${dotString(statePath(machine.root))}, label=${dotString(machine.id)}];`);
   }
 
-  const nodes = new Map<string, AnyStateNode>();
-  const index = (node: AnyStateNode) => {
-    nodes.set(statePath(node), node);
-    children(node).forEach(index);
-  };
-  index(machine.root);
-
+  const nodes = statesByPath(machine);
   rows.forEach((row, i) => {
     const source = nodes.get(row.source)!;
     row.targets.forEach((targetPath, k) => {
@@ -187,21 +192,26 @@ export function toDot(machine: AnyStateMachine): string {
 }
 
 /** A Mermaid state id: the path with dots as underscores (unique: state keys here are camelCase). */
-const mermaidId = (path: string) => (path === '(root)' ? 'root' : path.replace(/\./g, '_'));
+const mermaidId = (path: string) => (path === '(root)' ? MERMAID_ROOT : path.replace(/\./g, '_'));
+/** The id of the machine itself where drawn as a state (`root` is taken by Mermaid). */
+const MERMAID_ROOT = 'machineRoot';
 /** Mermaid label text without the characters its grammar treats specially. */
 const mermaidText = (text: string) => text.replace(/[:;#{}"]/g, ' ').replace(/\s+/g, ' ').trim();
 
 /**
  * The machine as a Mermaid `stateDiagram-v2`. Each transition is written inside the innermost composite state that
- * holds both its ends (Mermaid does not link states of different composites otherwise); transitions without a target
- * (actions only) appear in the SVG only.
+ * holds both its ends (Mermaid does not link states of different composites otherwise), outside a parallel state's
+ * regions (a line after a region divider belongs to the last region); transitions without a target (actions only)
+ * appear in the SVG only. A parallel root is drawn as one composite state named after the machine.
  */
 export function toMermaid(machine: AnyStateMachine): string {
   const rows = transitionTable(machine).filter((r) => r.targets.length > 0);
+  const nodes = statesByPath(machine);
   const byScope = new Map<string, string[]>();
   for (const row of rows) {
     for (const target of row.targets) {
-      const scope = commonScope(row.source, target);
+      let scope = commonScope(row.source, target);
+      while (scope !== '(root)' && nodes.get(scope)!.type === 'parallel') scope = scope.includes('.') ? scope.slice(0, scope.lastIndexOf('.')) : '(root)';
       const line = `${mermaidId(row.source)} --> ${mermaidId(target)} : ${mermaidText(transitionLabel(machine, row))}`;
       byScope.set(scope, [...(byScope.get(scope) ?? []), line]);
     }
@@ -228,13 +238,19 @@ export function toMermaid(machine: AnyStateMachine): string {
         if (child.type === 'final') out.push(`${indent}${id} --> [*]`);
       }
     });
-    for (const line of byScope.get(statePath(node)) ?? []) out.push(`${indent}${line}`);
+    if (node.type !== 'parallel') for (const line of byScope.get(statePath(node)) ?? []) out.push(`${indent}${line}`);
   };
   if (children(machine.root).length === 0) {
-    out.push(`  state "${mermaidText(machine.id)}" as root`);
-    for (const invoke of machine.root.invoke) out.push(`  note right of root : ${mermaidText(invokeLabel(invoke))}`);
+    out.push(`  state "${mermaidText(machine.id)}" as ${MERMAID_ROOT}`);
+    for (const invoke of machine.root.invoke) out.push(`  note right of ${MERMAID_ROOT} : ${mermaidText(invokeLabel(invoke))}`);
+  } else if (machine.root.type === 'parallel') {
+    out.push(`  [*] --> ${MERMAID_ROOT}`, `  state "${mermaidText(machine.id)} (parallel)" as ${MERMAID_ROOT} {`);
+    emitChildren(machine.root, '    ');
+    out.push('  }');
+    for (const line of byScope.get('(root)') ?? []) out.push(`  ${line}`);
+  } else {
+    emitChildren(machine.root, '  ');
   }
-  emitChildren(machine.root, '  ');
   out.push('');
   return out.join('\n');
 }
