@@ -96,6 +96,11 @@ export interface SimulatedPhone {
   apdus: number;
   /** Whether the phone has left the field. */
   readonly gone: boolean;
+  /**
+   * Whether the chip is waiting (TgGetData) for this phone's next command APDU: the exchange is at rest, so the next
+   * `transceive` or `leave()` is seen at once (model-based tests step the phone APDU by APDU).
+   */
+  readonly awaitingCommand: boolean;
 }
 
 /** Resolves at performance.now() ≥ at: a timer to just before, then immediates (sub-millisecond precision). */
@@ -332,6 +337,9 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
           serviceWaiting();
         });
       });
+    }
+    get awaitingCommand(): boolean {
+      return !this.gone && phone === this && target === 'activated' && waiting?.code === CMD.TgGetData && this.outbox === undefined;
     }
     leave() {
       this.gone = true;
