@@ -150,11 +150,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const root = createActor(machine, {
     clock,
     input: { chargeCycle: { pilot: hardware.pilot.level(), settings: chargeSettingsOf(settings) } },
-    // The inspector page's hub watches every actor; a caller's own observer (tests) gets every event too.
-    inspect: options.inspect ? (event) => (inspector.observe(event), options.inspect!(event)) : inspector.observe,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
+  inspector.attach(root); // listens to the actor system only while an /inspect page watches
   charging.attach({
     chargeCycle: root.system.get('chargeCycle') as ChargeCycleActor,
     pairing: root.system.get('pairing') as PairingActor,

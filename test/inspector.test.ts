@@ -266,7 +266,7 @@ describe('the event stream', () => {
     await h.step(50);
   });
 
-  test('keeps the last events for a page that opens later', async () => {
+  test('a page that opens later gets the last events seen while pages watched', async () => {
     const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(await engineer())}`);
     const snapshot = await stream.waitFor('snapshot', (m) => m.event === 'snapshot');
     expect(snapshot.data.events.length).toBeLessThanOrEqual(EVENTS_KEPT);
@@ -287,16 +287,20 @@ describe('the event stream', () => {
     expect(end.data).toEqual({ code, message: 'The session ended; log in again' });
     await stream.ended;
     expect(h.controller.inspector.watching()).toBe(0);
+    expect(h.controller.inspector.listening()).toBe(false);
   });
 
   test('a client closing the stream stops watching', async () => {
     const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(await engineer())}`);
     await stream.waitFor('snapshot', (m) => m.event === 'snapshot');
     expect(h.controller.inspector.watching()).toBe(1);
+    expect(h.controller.inspector.listening()).toBe(true);
     stream.close();
     // The server learns of the closed socket asynchronously; the next change it sends finds no reader.
     for (let i = 0; i < 50 && h.controller.inspector.watching() > 0; i++) await h.step(100);
     expect(h.controller.inspector.watching()).toBe(0);
+    // Nobody watches: the hub is off the actor system, which then pays nothing for inspection.
+    expect(h.controller.inspector.listening()).toBe(false);
   });
 
   test('stopping the controller ends open streams at once', async () => {
