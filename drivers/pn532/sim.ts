@@ -9,14 +9,25 @@
  * Timing: bytes are delivered at once by default (tests and HARDWARE=sim); with `wire` they take their UART time at
  * the baud rate and their ISO 14443 air time at 106 kbps, on the real-time clock (the benchmark).
  */
-import serialport from 'serialport';
+import { createRequire } from 'node:module';
+import { SerialPortStream } from '@serialport/stream';
 import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
 import type { TagTechnology } from '../types.js';
 import { CMD } from './driver.js';
 import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST } from './frame.js';
 
-const { SerialPortMock } = serialport;
-export type SimulatedPort = InstanceType<typeof SerialPortMock>;
+// @serialport/binding-mock's package exports hide its type declarations from NodeNext resolution.
+const { MockBinding } = createRequire(import.meta.url)('@serialport/binding-mock') as {
+  MockBinding: ConstructorParameters<typeof SerialPortStream>[0]['binding'] & { createPort(path: string, options: { echo: boolean; record: boolean }): void };
+};
+
+// serialport's SerialPortMock, built from its two parts: importing `serialport` itself would load the native
+// bindings too (about 8 MB of resident memory in every simulated controller).
+const SerialPortMock = {
+  binding: MockBinding,
+  open: (path: string, baudRate: number) => new SerialPortStream({ binding: MockBinding, path, baudRate, autoOpen: false }),
+};
+export type SimulatedPort = SerialPortStream;
 /** The opened @serialport/binding-mock port behind SerialPortMock. */
 interface MockPortBinding {
   readonly isOpen: boolean;
@@ -114,7 +125,7 @@ function atTime(at: number, fn: () => void): void {
 export async function createSimulatedPn532(options: SimulatedPn532Options = {}): Promise<SimulatedPn532> {
   const path = `/dev/pn532-sim-${process.pid}-${++portCounter}`;
   SerialPortMock.binding.createPort(path, { echo: false, record: false });
-  const port = new SerialPortMock({ path, baudRate: options.wire?.baudRate ?? 115200, autoOpen: false });
+  const port = SerialPortMock.open(path, options.wire?.baudRate ?? 115200);
   await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
   const binding = port.port as unknown as MockPortBinding;
   const stats: WireStats = { uartBytes: 0, airFrames: 0, airBytes: 0 };
