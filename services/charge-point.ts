@@ -1,6 +1,6 @@
 /**
- * What the API reads of the charge point: the state sets of spec 2.13 and the messages of 2.14. Until the charge
- * cycle actors drive it, the charge point reports an idle, available connector with no vehicle.
+ * What the API reads of the charge point: the state sets of spec 2.13 and the messages of 2.14 (the charging
+ * service implements it from the charge-cycle actor, services/charging.ts).
  */
 
 export const SYSTEM_STATES = ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'] as const;
@@ -64,15 +64,3 @@ export interface ChargePoint {
   state(): SystemState;
   messages(): Message[];
 }
-
-/** The charge point before any charge-cycle actor drives it. */
-export const idleChargePoint: ChargePoint = {
-  state: () => ({
-    systemState: 'idle',
-    connectionState: 'no_vehicle_connected',
-    authState: 'not_authorized_for_charging',
-    ocppState: 'available',
-    type2State: 'a',
-  }),
-  messages: () => [],
-};
