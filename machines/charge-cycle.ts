@@ -136,6 +136,9 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
 const authorizeOrRefuse = <T extends string>(target: T) =>
   [{ guard: 'knownTag', target, actions: ['authorizeByTag', 'acceptTag'] }, { actions: 'refuseTag' }] as const;
 
+/** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
+const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
+
 export const chargeCycleMachine = setup({
   types: {
     context: {} as ChargeContext,
@@ -318,7 +321,7 @@ export const chargeCycleMachine = setup({
                     { guard: 'notRequesting', target: 'evPaused' },
                     { guard: 'currentUnavailable', target: 'pausing' },
                   ],
-                  on: { TAG: { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } },
+                  on: { TAG: STOP_UNDER_LOAD },
                 },
                 /** The EV paused (C→B): contactor open, PWM stays on so it may resume. */
                 evPaused: {
@@ -340,7 +343,7 @@ export const chargeCycleMachine = setup({
                     { guard: 'currentAvailable', target: 'charging' },
                   ],
                   after: { powerCut: 'evsePaused' },
-                  on: { TAG: { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } },
+                  on: { TAG: STOP_UNDER_LOAD },
                 },
                 /** No current available: PWM off, contactor open, until load management allows 6 A again. */
                 evsePaused: {

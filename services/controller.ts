@@ -26,7 +26,7 @@ import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
 import { createWhitelist, type Whitelist } from './whitelist.js';
 
-/** Time for the actors: their timers and the current time in milliseconds (xstate's SimulatedClock in tests). */
+/** Time for the actors: their timers and the current time in milliseconds (a manual clock in tests). */
 export interface Clock {
   setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
   clearTimeout(id: unknown): void;

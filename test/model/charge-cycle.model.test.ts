@@ -14,7 +14,7 @@ import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
-import { CoverageRecorder, planPaths, writeReport, type ModelPath } from './model.js';
+import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 
 /**
  * Model-based tests of the charge cycle: shortest paths generated from machines/charge-cycle.ts, chosen to take every
@@ -62,13 +62,11 @@ const BREAKS: Record<string, (hw: Hardware, clock: ManualClock) => Hardware> = {
   'lock-never-locks': (hw) => ({ ...hw, cableLock: { ...hw.cableLock, set: () => undefined } }),
   'pwm-stuck-off': (hw) => ({ ...hw, pilot: { ...hw.pilot, setDuty: () => undefined } }),
   'power-cut-timer-never-fires': (hw, clock) => {
-    const setTimeout = clock.setTimeout.bind(clock);
-    clock.setTimeout = (fn, ms) => setTimeout(ms === POWER_CUT_DELAY_MS ? () => undefined : fn, ms);
+    timerNeverFires(clock, POWER_CUT_DELAY_MS);
     return hw;
   },
 };
-const broken = process.env.MBT_BREAK;
-if (broken !== undefined && !(broken in BREAKS)) throw new Error(`MBT_BREAK must be one of ${Object.keys(BREAKS).join(', ')}`);
+const broken = chosenBreak(BREAKS);
 
 const coverage = new CoverageRecorder();
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createActor, transition, type AnyStateMachine, type AnyStateNode, type EventObject, type InspectionEvent } from 'xstate';
 import { getShortestPaths, type StatePath } from 'xstate/graph';
 import { statePath, takenKey, transitionTable } from '../../machines/transitions.js';
+import type { ManualClock } from '../clock.js';
 
 /**
  * Model-based testing: paths generated from a machine with xstate/graph, chosen to cover every state and
@@ -134,4 +135,17 @@ export function writeReport(report: CoverageReport): void {
       `transitions ${report.transitions.covered}/${report.transitions.total}` +
       (Object.keys(report.excluded).length ? ` (+${Object.keys(report.excluded).length} excluded: ${Object.values(report.excluded).join('; ')})` : ''),
   );
+}
+
+/** A deliberately broken timer for MBT_BREAK: timers of exactly `ms` are armed but never fire. */
+export function timerNeverFires(clock: ManualClock, ms: number): void {
+  const setTimeout = clock.setTimeout.bind(clock);
+  clock.setTimeout = (fn, delay) => setTimeout(delay === ms ? () => undefined : fn, delay);
+}
+
+/** The MBT_BREAK fault chosen for this run, checked against the file's list; undefined for a normal run. */
+export function chosenBreak(breaks: Record<string, unknown>): string | undefined {
+  const broken = process.env.MBT_BREAK;
+  if (broken !== undefined && !(broken in breaks)) throw new Error(`MBT_BREAK must be one of ${Object.keys(breaks).join(', ')}`);
+  return broken;
 }

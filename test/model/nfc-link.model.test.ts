@@ -11,7 +11,7 @@ import { MLE, nlenOf, type Type4State } from '../../machines/type4-tag.js';
 import { settle, type ManualClock } from '../clock.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 import { parseAnswer } from '../nfc/nfc.js';
-import { CoverageRecorder, planPaths, writeReport, type ModelPath } from './model.js';
+import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 
 /**
  * Model-based tests of the NFC link (machines/nfc-link.ts with the Type 4 Tag of machines/type4-tag.ts): paths
@@ -182,13 +182,11 @@ const BREAKS: Record<string, (hw: Hardware, clock: ManualClock) => Hardware> = {
   'release-never-reported': (hw) => ({ ...hw, nfc: { ...hw.nfc!, onReleased: () => () => undefined } }),
   'ok-status-never-sent': (hw) => ({ ...hw, nfc: { ...hw.nfc!, respond: (r) => (r.length === 2 && r[0] === 0x90 ? undefined : hw.nfc!.respond(r)) } }),
   'answer-deadline-never-fires': (hw, clock) => {
-    const setTimeout = clock.setTimeout.bind(clock);
-    clock.setTimeout = (fn, ms) => setTimeout(ms === ANSWER_DEADLINE_MS ? () => undefined : fn, ms);
+    timerNeverFires(clock, ANSWER_DEADLINE_MS);
     return hw;
   },
 };
-const broken = process.env.MBT_BREAK;
-if (broken !== undefined && !(broken in BREAKS)) throw new Error(`MBT_BREAK must be one of ${Object.keys(BREAKS).join(', ')}`);
+const broken = chosenBreak(BREAKS);
 
 const coverage = new CoverageRecorder();
 
