@@ -1,5 +1,5 @@
 import { getPath } from 'hono/utils/url';
-import type { Logger } from '../services/logger.js';
+import { logRequest, type Logger } from '../services/logger.js';
 
 /** Wraps a fetch handler with the request log: one line per request with method, path, status and duration. */
 export function withRequestLog<E>(
@@ -9,8 +9,7 @@ export function withRequestLog<E>(
   return (request, env) => {
     const started = performance.now();
     const logged = (response: Response): Response => {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      logger.info({ method: request.method, path: getPath(request), status: response.status, ms }, 'request');
+      logRequest(logger, request.method, getPath(request), response.status, Math.round((performance.now() - started) * 10) / 10);
       return response;
     };
     const response = fetch(request, env);

@@ -211,7 +211,7 @@ export function checkSession(
   if (!sessionId) return { code: 1002 };
   const session = snapshot.context.session;
   if (!session || !secretEquals(session.id, sessionId)) return { code: 1003 };
-  if (snapshot.matches({ login: 'expired' }) || now >= session.lastActivityAt + SESSION_TIMEOUT_MS) return { code: 1004 };
+  if (snapshot.value.login === 'expired' || now >= session.lastActivityAt + SESSION_TIMEOUT_MS) return { code: 1004 };
   if (session.address !== address) return { code: 1005 };
   return { session };
 }

@@ -159,7 +159,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     chargeCycle: root.system.get('chargeCycle') as ChargeCycleActor,
     pairing: root.system.get('pairing') as PairingActor,
   });
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, () => clock.now());
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock);
   applySettings(settings, { charging, logger, nfc });
   settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
 

@@ -3,14 +3,79 @@ import type { Config } from './config.js';
 
 export type { Logger };
 
+/** Longest time a log line waits in the buffer. */
+export const LOG_FLUSH_MS = 100;
+/** Pending lines are written once they reach this many characters (or LOG_FLUSH_MS passed). */
+export const WRITE_AT_CHARS = 4096;
+/** Pending log text beyond this (a reader that stopped reading) is dropped, and the drop is reported once. */
+export const MAX_PENDING_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The log's buffer in front of stdout. Appending a line is an array push; a write to the stream carries every line
+ * pending once they reach WRITE_AT_CHARS characters or LOG_FLUSH_MS passed, so under load one write carries dozens
+ * of lines (a write per line costs more than the line). Writes never block the event loop: on a pipe, Node writes
+ * without blocking and queues what the reader has not taken yet; while that queue drains, lines wait here, and
+ * beyond MAX_PENDING_CHARS (a reader that stopped reading) they are dropped and the drop is reported once. What is
+ * pending when the process exits is written then.
+ *
+ * (pino's own destination, sonic-boom, measures the UTF-8 length of its whole pending text for every line and
+ * hands each write to a thread; under load both cost more than formatting the line.)
+ */
+/** What LogBuffer needs of stdout. */
+export interface LogOutput {
+  /** False when the stream queued the text and wants no more until 'drain'. */
+  write(text: string): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+export class LogBuffer {
+  #lines: string[] = [];
+  #chars = 0;
+  #draining = false;
+  #dropped = 0;
+
+  constructor(private readonly out: LogOutput) {}
+
+  write(line: string): boolean {
+    if (this.#chars + line.length > MAX_PENDING_CHARS) {
+      this.#dropped++;
+      return false;
+    }
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= WRITE_AT_CHARS) this.writePending();
+    return true;
+  }
+
+  /**
+   * Writes every pending line (and a drop notice) in one write, unless the stream is draining (`atExit`: even then;
+   * the stream queues it behind the rest).
+   */
+  writePending(atExit = false): void {
+    if (this.#draining && !atExit) return;
+    if (this.#dropped > 0) {
+      this.#lines.push(`{"level":40,"time":${Date.now()},"dropped":${this.#dropped},"msg":"log lines dropped: stdout is not being read"}\n`);
+      this.#dropped = 0;
+    }
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
+    this.#lines = [];
+    this.#chars = 0;
+    if (!this.out.write(text) && !atExit) {
+      this.#draining = true;
+      this.out.once('drain', () => {
+        this.#draining = false;
+        this.writePending();
+      });
+    }
+  }
+}
+
 /**
  * The process logger: JSON lines on stdout, or pino-pretty for development. Secrets never reach it: request logs
  * carry method, path, status and duration only, and no code passes a password, token or session id (a test reads
- * the whole log to check). Stdout is written asynchronously and buffered (see below).
+ * the whole log to check). `destination` replaces stdout (tests).
  */
-/** Longest time a log line waits in the buffer. */
-export const LOG_FLUSH_MS = 100;
-
 export async function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination?: NodeJS.WritableStream): Promise<Logger> {
   const options = { level: config.logLevel, base: undefined };
   if (destination) return pino(options, destination);
@@ -18,9 +83,23 @@ export async function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'
     const { default: pretty } = await import('pino-pretty');
     return pino(options, pretty({ sync: true }));
   }
-  // Lines are collected up to 4 KiB and written at most FLUSH_MS later: under load one write carries dozens of
-  // lines (a write per line costs more than the line). pino writes what is pending when the process exits.
-  const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => stdout.flush(), LOG_FLUSH_MS).unref();
-  return pino(options, stdout);
+  const buffer = new LogBuffer(process.stdout);
+  setInterval(() => buffer.writePending(), LOG_FLUSH_MS).unref();
+  process.once('exit', () => buffer.writePending(true));
+  return pino(options, buffer);
+}
+
+const INFO = pino.levels.values.info!;
+
+/**
+ * Logs one request: the line `logger.info({ method, path, status, ms }, 'request')` writes, formatted here and
+ * handed to the logger's destination directly (the request log runs once per request; pino's general formatting
+ * costs several times more). A test checks that both lines are the same.
+ */
+export function logRequest(logger: Logger, method: string, path: string, status: number, ms: number): void {
+  if (logger.levelVal > INFO) return;
+  const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
+  stream.write(
+    `{"level":${INFO},"time":${Date.now()},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`,
+  );
 }

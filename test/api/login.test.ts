@@ -4,7 +4,16 @@ import { LOCKOUT_MS, MAX_FAILED_LOGINS, SESSION_TIMEOUT_MS } from '../../machine
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
-beforeAll(async () => (h = await startHarness()));
+/** ACTIVITY events the session actor received so far. */
+let activityEvents = 0;
+beforeAll(
+  async () =>
+    (h = await startHarness({
+      inspect: (e) => {
+        if (e.type === '@xstate.event' && e.event.type === 'ACTIVITY') activityEvents++;
+      },
+    })),
+);
 afterAll(() => h.stop());
 // Each test starts outside any throttle window.
 beforeEach(() => h.clock.increment(LOCKOUT_MS + 60_000));
@@ -122,6 +131,24 @@ describe('sessions', () => {
     h.clock.increment(SESSION_TIMEOUT_MS - 1);
     expect((await h.http('GET', '/v1/messages', { session })).status).toBe(200);
     h.clock.increment(SESSION_TIMEOUT_MS);
+    const res = await h.http('GET', '/v1/system_state', { session });
+    expect([res.status, res.json]).toEqual([401, notLoggedIn(1004)]);
+  });
+
+  test('calls less than a second apart: the 60 s run from the latest one, recorded by one event per second', async () => {
+    const session = await h.login();
+    const before = activityEvents;
+    for (let ms = 0; ms < 900; ms += 100) {
+      h.clock.increment(100);
+      expect((await h.http('GET', '/v1/system_state', { session })).status).toBe(200);
+    }
+    // Nine calls within the first second after the login: recorded by one event when the second is over.
+    expect(activityEvents - before).toBe(0);
+    h.clock.increment(SESSION_TIMEOUT_MS - 1); // 1 ms before 60 s after the latest call (at 900 ms)
+    expect(activityEvents - before).toBe(1);
+    const probe = await h.http('GET', '/v1/system_state', { session, from: '127.0.0.9' }); // another address: no activity
+    expect(probe.json.code).toBe(1005); // still valid
+    h.clock.increment(1);
     const res = await h.http('GET', '/v1/system_state', { session });
     expect([res.status, res.json]).toEqual([401, notLoggedIn(1004)]);
   });

@@ -1,0 +1,130 @@
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createLogger, logRequest, LogBuffer, MAX_PENDING_CHARS, WRITE_AT_CHARS } from '../services/logger.js';
+
+/** A stdout stand-in: records each write; while `full`, write() answers false until the test emits 'drain'. */
+class FakeStdout extends EventEmitter {
+  writes: string[] = [];
+  full = false;
+  write(text: string): boolean {
+    this.writes.push(text);
+    return !this.full;
+  }
+}
+
+const line = (n: number, pad = 0) => `{"n":${n}${' '.repeat(pad)}}\n`;
+
+describe('LogBuffer', () => {
+  it('keeps short lines until written, then writes them in order in one write', () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    for (let n = 0; n < 5; n++) buffer.write(line(n));
+    expect(out.writes).toEqual([]);
+    buffer.writePending();
+    expect(out.writes).toEqual([[0, 1, 2, 3, 4].map((n) => line(n)).join('')]);
+    buffer.writePending();
+    expect(out.writes).toHaveLength(1);
+  });
+
+  it(`writes at once when ${WRITE_AT_CHARS} characters are pending`, () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    const long = line(0, 1000);
+    const count = Math.ceil(WRITE_AT_CHARS / long.length);
+    for (let n = 0; n < count - 1; n++) buffer.write(long);
+    expect(out.writes).toEqual([]);
+    buffer.write(long);
+    expect(out.writes).toEqual([long.repeat(count)]);
+  });
+
+  it('holds lines while the stream drains and writes them, in order, on drain', () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    out.full = true;
+    buffer.write(line(1));
+    buffer.writePending();
+    buffer.write(line(2));
+    buffer.write(line(3));
+    buffer.writePending();
+    expect(out.writes).toEqual([line(1)]);
+    out.full = false;
+    out.emit('drain');
+    expect(out.writes).toEqual([line(1), line(2) + line(3)]);
+  });
+
+  it('drops lines beyond the limit while the stream is stuck, and then reports how many', () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    out.full = true;
+    buffer.write(line(0));
+    buffer.writePending();
+    const long = line(1, 4000);
+    let accepted = 0;
+    while (buffer.write(long)) accepted++;
+    expect(accepted).toBe(Math.floor(MAX_PENDING_CHARS / long.length));
+    expect(buffer.write(long)).toBe(false);
+    out.full = false;
+    out.emit('drain');
+    const written = out.writes.slice(1).join('').trimEnd().split('\n');
+    expect(written).toHaveLength(accepted + 1);
+    expect(JSON.parse(written.at(-1)!)).toMatchObject({ level: 40, dropped: 2, msg: expect.stringContaining('dropped') });
+  });
+
+  it('at exit writes what is pending even while the stream drains', () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    out.full = true;
+    buffer.write(line(1));
+    buffer.writePending();
+    buffer.write(line(2));
+    buffer.writePending(true);
+    expect(out.writes).toEqual([line(1), line(2)]);
+  });
+});
+
+describe('request log line', () => {
+  const capture = async (level: 'info' | 'warn') => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).trimEnd().split('\n'));
+        done();
+      },
+    });
+    return { lines, logger: await createLogger({ logLevel: level, logFormat: 'json' }, sink) };
+  };
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("is the line pino writes for logger.info({ method, path, status, ms }, 'request'), in order with other lines", async () => {
+    const { lines, logger } = await capture('info');
+    const paths = ['/v1/system_state', '/v1/users/"quoted"\\back', '/v1/caf%C3%A9/é\u2028\u0001', `/v1/${'x'.repeat(300)}`];
+    for (const path of paths) {
+      logger.info({ method: 'DELETE', path, status: 404, ms: 12.5 }, 'request');
+      logRequest(logger, 'DELETE', path, 404, 12.5);
+    }
+    logger.warn('after');
+    await settle();
+    expect(lines).toHaveLength(2 * paths.length + 1);
+    for (let i = 0; i < paths.length; i++) {
+      const [fromPino, fromLogRequest] = [lines[2 * i]!, lines[2 * i + 1]!].map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(Object.keys(fromLogRequest!)).toEqual(Object.keys(fromPino!));
+      expect({ ...fromLogRequest, time: 0 }).toEqual({ ...fromPino, time: 0 });
+      expect(fromLogRequest!.path).toBe(paths[i]);
+    }
+    expect(JSON.parse(lines.at(-1)!).msg).toBe('after');
+  });
+
+  it('follows the log level, also when it changes at run time', async () => {
+    const { lines, logger } = await capture('warn');
+    logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
+    logger.level = 'info';
+    logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
+    logger.level = 'silent';
+    logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
+    await settle();
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: pino.levels.values.info, path: '/v1/messages' });
+  });
+});
