@@ -6,13 +6,13 @@ export function withRequestLog<E>(
   fetch: (request: Request, env?: E) => Response | Promise<Response>,
   logger: Logger,
 ): (request: Request, env?: E) => Response | Promise<Response> {
+  const logged = (request: Request, response: Response, started: number): Response => {
+    logRequest(logger, request.method, getPath(request), response.status, Math.round((performance.now() - started) * 10) / 10);
+    return response;
+  };
   return (request, env) => {
     const started = performance.now();
-    const logged = (response: Response): Response => {
-      logRequest(logger, request.method, getPath(request), response.status, Math.round((performance.now() - started) * 10) / 10);
-      return response;
-    };
     const response = fetch(request, env);
-    return response instanceof Promise ? response.then(logged) : logged(response);
+    return response instanceof Promise ? response.then((r) => logged(request, r, started)) : logged(request, response, started);
   };
 }
