@@ -16,7 +16,8 @@ export const MAX_PENDING_CHARS = 4 * 1024 * 1024;
  * of lines (a write per line costs more than the line). Writes never block the event loop: on a pipe, Node writes
  * without blocking and queues what the reader has not taken yet; while that queue drains, lines wait here, and
  * beyond MAX_PENDING_CHARS (a reader that stopped reading) they are dropped and the drop is reported once. What is
- * pending when the process exits is written then.
+ * pending when the process exits is written then. When the stream fails (its reader has gone: EPIPE), lines are
+ * dropped from then on; the controller goes on running.
  *
  * (pino's own destination, sonic-boom, measures the UTF-8 length of its whole pending text for every line and
  * hands each write to a thread; under load both cost more than formatting the line.)
@@ -26,6 +27,7 @@ export interface LogOutput {
   /** False when the stream queued the text and wants no more until 'drain'. */
   write(text: string): boolean;
   once(event: 'drain', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 export class LogBuffer {
@@ -33,10 +35,18 @@ export class LogBuffer {
   #chars = 0;
   #draining = false;
   #dropped = 0;
+  #failed = false;
 
-  constructor(private readonly out: LogOutput) {}
+  constructor(private readonly out: LogOutput) {
+    out.on('error', () => {
+      this.#failed = true;
+      this.#lines = [];
+      this.#chars = 0;
+    });
+  }
 
   write(line: string): boolean {
+    if (this.#failed) return false;
     if (this.#chars + line.length > MAX_PENDING_CHARS) {
       this.#dropped++;
       return false;
@@ -52,7 +62,7 @@ export class LogBuffer {
    * the stream queues it behind the rest).
    */
   writePending(atExit = false): void {
-    if (this.#draining && !atExit) return;
+    if (this.#failed || (this.#draining && !atExit)) return;
     if (this.#dropped > 0) {
       this.#lines.push(`{"level":40,"time":${Date.now()},"dropped":${this.#dropped},"msg":"log lines dropped: stdout is not being read"}\n`);
       this.#dropped = 0;

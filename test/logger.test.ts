@@ -72,6 +72,17 @@ describe('LogBuffer', () => {
     expect(JSON.parse(written.at(-1)!)).toMatchObject({ level: 40, dropped: 2, msg: expect.stringContaining('dropped') });
   });
 
+  it('stops writing, without throwing, once the stream fails (its reader has gone)', () => {
+    const out = new FakeStdout();
+    const buffer = new LogBuffer(out);
+    buffer.write(line(1));
+    out.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    expect(buffer.write(line(2))).toBe(false);
+    buffer.writePending();
+    buffer.writePending(true);
+    expect(out.writes).toEqual([]);
+  });
+
   it('at exit writes what is pending even while the stream drains', () => {
     const out = new FakeStdout();
     const buffer = new LogBuffer(out);

@@ -128,6 +128,22 @@ test('Ctrl-C lets an in-flight request finish, then closes the database; its dat
   await once(again.child, 'exit');
 });
 
+test('the log reader going away (EPIPE on stdout) does not stop the controller', async () => {
+  const run = await launch({ DATA_DIR: join(root, 'epipe'), OPERATOR_PASSWORD: 'epipe-password' });
+  try {
+    run.child.stdout!.destroy(); // the reading end of the pipe is closed: the next write to stdout fails
+    // Each call logs a line; 100 of them exceed the 4096 characters that make the log buffer write at once.
+    for (let i = 0; i < 100; i++) expect((await httpRequest(run.port, 'GET', '/v1/login')).status).toBe(200);
+    const session = await login(run.port, 'epipe-password');
+    expect((await httpRequest(run.port, 'GET', '/v1/system_state', { session })).status).toBe(200);
+    expect(run.child.exitCode).toBeNull();
+    expect(run.stderr.join('')).not.toContain('EPIPE');
+  } finally {
+    run.child.kill('SIGTERM');
+    expect((await once(run.child, 'exit'))[0]).toBe(0);
+  }
+});
+
 test('an invalid variable stops the process with a message naming it', () => {
   const res = spawnSync(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: 'eighty', DATA_DIR: join(root, 'never') }, encoding: 'utf8' });
   expect(res.status).toBe(2);
