@@ -18,7 +18,8 @@
  * autocannon / everything else), so a run disturbed by other processes on the machine shows as such.
  *
  * The bare server is this same file run with `--bare` (port and body from BENCH_PORT and BENCH_BODY). Prints one
- * table; exits 0 when every target passes, 1 otherwise (also on any failure of the bench itself).
+ * table; exits 0 when every target passes, 1 otherwise (also on any failure of the bench itself). With BENCH_DEBUG
+ * set, every round's requests per second and server CPU per request go to stderr as well.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -337,6 +338,7 @@ async function round(autocannon: Autocannon, target: Target): Promise<void> {
   target.cpu.server += server;
   target.cpu.bench += bench;
   target.cpu.other += Math.max(0, machineCpuS() - machine0 - server - bench);
+  if (process.env.BENCH_DEBUG) process.stderr.write(`${target.name} ${target.rounds.at(-1)!.requests.average.toFixed(0)} cpu ${((server * 1e6) / target.rounds.at(-1)!['2xx']).toFixed(1)}\n`);
 }
 
 /** Warms every target up (discarded), then ROUNDS rounds over all of them, rotating the order. */
