@@ -16,6 +16,16 @@ class FakeStdout extends EventEmitter {
 
 const line = (n: number, pad = 0) => `{"n":${n}${' '.repeat(pad)}}\n`;
 
+/** A buffer whose stream took line(0) and then reported itself full: it is draining. */
+function draining(): { out: FakeStdout; buffer: LogBuffer } {
+  const out = new FakeStdout();
+  const buffer = new LogBuffer(out);
+  out.full = true;
+  buffer.write(line(0));
+  buffer.writePending();
+  return { out, buffer };
+}
+
 describe('LogBuffer', () => {
   it('keeps short lines until written, then writes them in order in one write', () => {
     const out = new FakeStdout();
@@ -40,26 +50,18 @@ describe('LogBuffer', () => {
   });
 
   it('holds lines while the stream drains and writes them, in order, on drain', () => {
-    const out = new FakeStdout();
-    const buffer = new LogBuffer(out);
-    out.full = true;
-    buffer.write(line(1));
-    buffer.writePending();
+    const { out, buffer } = draining();
     buffer.write(line(2));
     buffer.write(line(3));
     buffer.writePending();
-    expect(out.writes).toEqual([line(1)]);
+    expect(out.writes).toEqual([line(0)]);
     out.full = false;
     out.emit('drain');
-    expect(out.writes).toEqual([line(1), line(2) + line(3)]);
+    expect(out.writes).toEqual([line(0), line(2) + line(3)]);
   });
 
   it('drops lines beyond the limit while the stream is stuck, and then reports how many', () => {
-    const out = new FakeStdout();
-    const buffer = new LogBuffer(out);
-    out.full = true;
-    buffer.write(line(0));
-    buffer.writePending();
+    const { out, buffer } = draining();
     const long = line(1, 4000);
     let accepted = 0;
     while (buffer.write(long)) accepted++;
@@ -84,14 +86,10 @@ describe('LogBuffer', () => {
   });
 
   it('at exit writes what is pending even while the stream drains', () => {
-    const out = new FakeStdout();
-    const buffer = new LogBuffer(out);
-    out.full = true;
-    buffer.write(line(1));
-    buffer.writePending();
+    const { out, buffer } = draining();
     buffer.write(line(2));
     buffer.writePending(true);
-    expect(out.writes).toEqual([line(1), line(2)]);
+    expect(out.writes).toEqual([line(0), line(2)]);
   });
 });
 
