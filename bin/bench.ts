@@ -10,9 +10,9 @@
  *   < 90 MB (decimal megabytes);
  * - GET /v1/system_state with a logged-in session under autocannon (32 connections): p99 latency over every response
  *   of the measured rounds (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono
- *   handler on @hono/node-server returning the same JSON body (target >= 0.8). The controller, the bare handler and the bare handler with the
- *   request log run side by side: each gets a 2 s warm-up, then 15 rounds of 1 s each, one server after the other in
- *   an order that rotates every round. The ratio is the median of the 15 rounds' ratios (the lowest and highest are
+ *   handler on @hono/node-server returning the same JSON body (target >= 0.8). The controller, the bare handler
+ *   and the bare handler with the request log run side by side: each gets a 2 s warm-up, then 15 rounds of 1 s
+ *   each, one server after the other in an order that rotates every round. The ratio is the median of the 15 rounds' ratios (the lowest and highest are
  *   printed too): on a shared machine the speed available drifts over seconds, and a single long run of each server,
  *   one after the other, measured the drift as much as the servers.
  * Also reports each server's CPU time per request and how the CPU was shared (server / this process, which runs
@@ -66,7 +66,7 @@ const TARGET = { startMs: 1000, rssMB: 90, ratio: 0.8, p99Ms: 5 } as const;
 
 // ---- autocannon (ships no types; a module augmentation of an untyped package is not allowed, so require it) ----
 
-/** The parts of an autocannon histogram summary used here (latency in ms, requests per second). */
+/** The parts of an autocannon histogram summary used here (requests per second). */
 interface Histogram {
   average: number;
   stddev: number;
@@ -86,7 +86,6 @@ interface AutocannonOptions {
 }
 
 interface AutocannonResult {
-  latency: Histogram;
   requests: Histogram;
   /** Seconds. */
   duration: number;

@@ -10,6 +10,14 @@ export const WRITE_AT_CHARS = 4096;
 /** Pending log text beyond this (a reader that stopped reading) is dropped, and the drop is reported once. */
 export const MAX_PENDING_CHARS = 4 * 1024 * 1024;
 
+/** What LogBuffer needs of stdout. */
+export interface LogOutput {
+  /** False when the stream queued the text and wants no more until 'drain'. */
+  write(text: string): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
 /**
  * The log's buffer in front of stdout. Appending a line is an array push; a write to the stream carries every line
  * pending once they reach WRITE_AT_CHARS characters or LOG_FLUSH_MS passed, so under load one write carries dozens
@@ -22,14 +30,6 @@ export const MAX_PENDING_CHARS = 4 * 1024 * 1024;
  * (pino's own destination, sonic-boom, measures the UTF-8 length of its whole pending text for every line and
  * hands each write to a thread; under load both cost more than formatting the line.)
  */
-/** What LogBuffer needs of stdout. */
-export interface LogOutput {
-  /** False when the stream queued the text and wants no more until 'drain'. */
-  write(text: string): boolean;
-  once(event: 'drain', listener: () => void): unknown;
-  on(event: 'error', listener: (err: Error) => void): unknown;
-}
-
 export class LogBuffer {
   #lines: string[] = [];
   #chars = 0;

@@ -62,11 +62,8 @@ export function createSessions(actor: SessionActor, accounts: Accounts, clock: P
       if (at >= due) {
         recordActivity(id, at);
       } else if (at > lastActivityAt) {
-        if (unrecorded) Object.assign(unrecorded, { sessionId: id, at, due });
-        else {
-          unrecorded = { sessionId: id, at, due };
-          clock.setTimeout(recordUnrecorded, due - at);
-        }
+        if (!unrecorded) clock.setTimeout(recordUnrecorded, due - at);
+        unrecorded = { sessionId: id, at, due };
       }
       return verdict;
     },
