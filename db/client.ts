@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createClient, type Client } from '@libsql/client';
-import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import { createClient as createFileClient, type Client } from '@libsql/client/sqlite3';
+import type { LibSQLDatabase } from 'drizzle-orm/libsql';
+import { drizzle } from 'drizzle-orm/libsql/sqlite3';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import * as schema from './schema.js';
 
@@ -25,10 +26,15 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Opens the database at `url` (`file:` path, or a `libsql://` / `http(s)://` server), applies migrations. */
+/**
+ * Opens the database at `url` (`file:` path, or a `libsql://` / `http(s)://` / `ws(s)://` server), applies
+ * migrations. The embedded file needs only libsql's local client; the remote clients (hrana over HTTP and WebSocket)
+ * are loaded only for a server URL, which keeps about 4 MB of modules out of the default process.
+ */
 export async function openDatabase(url: string): Promise<Database> {
-  const client: Client = createClient({ url, timeout: BUSY_TIMEOUT_MS });
   const isFile = url.startsWith('file:');
+  const config = { url, timeout: BUSY_TIMEOUT_MS };
+  const client: Client = isFile ? createFileClient(config) : (await import('@libsql/client')).createClient(config);
   if (isFile) {
     // Persistent in the file; FULL synchronous commits (libsql's default) make every completed write durable.
     await client.execute('PRAGMA journal_mode=WAL');
