@@ -29,7 +29,7 @@ export interface Database {
 /**
  * Opens the database at `url` (`file:` path, or a `libsql://` / `http(s)://` / `ws(s)://` server), applies
  * migrations. The embedded file needs only libsql's local client; the remote clients (hrana over HTTP and WebSocket)
- * are loaded only for a server URL, which keeps about 4 MB of modules out of the default process.
+ * are loaded only for a server URL, which keeps 2–4 MB of resident memory out of the default process.
  */
 export async function openDatabase(url: string): Promise<Database> {
   const isFile = url.startsWith('file:');
