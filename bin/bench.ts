@@ -14,9 +14,9 @@
  *   and the bare handler with the request log run side by side: each gets a 2 s warm-up, then 30 rounds of 1 s
  *   each, one server after the other in an order that rotates every round. The ratio is the median of the 30 rounds'
  *   ratios (the lowest and highest are printed too): on a shared machine the speed available drifts over seconds
- *   (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a single long run of each server, one after the
- *   other, measured the drift as much as the servers. With the rounds' spread measured here (robust standard deviation
- *   about 0.165), the median of 30 rounds has a standard error of about 0.04 (15 rounds: 0.05).
+ *   (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a single long run of each server, one after
+ *   the other, measured the drift as much as the servers. With the rounds' spread measured here (robust standard
+ *   deviation about 0.165), the median of 30 rounds has a standard error of about 0.04 (15 rounds: 0.05).
  * Also reports each server's CPU time per request and how the CPU was shared (server / this process, which runs
  * autocannon / everything else), so a run disturbed by other processes on the machine shows as such.
  *
