@@ -11,7 +11,8 @@
  * - GET /v1/system_state with a logged-in session under autocannon (32 connections): p99 latency over every response
  *   of the measured rounds (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono
  *   handler on @hono/node-server returning the same JSON body (target >= 0.8). The controller, the bare handler
- *   and the bare handler with the request log run side by side: each gets a 2 s warm-up, then 30 rounds of 1 s
+ *   and the bare handler with the request log run side by side: after 12 s idle (IDLE_S), each gets a 2 s
+ *   warm-up, then 30 rounds of 1 s
  *   each, one server after the other in an order that rotates every round. The ratio is the median of the 30 rounds'
  *   ratios (the lowest and highest are printed too): on a shared machine the speed available drifts over seconds
  *   (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a single long run of each server, one after
@@ -56,13 +57,20 @@ const ROUND_S = 1;
  * the highest resident set.
  */
 const SOAK_S = 30;
+/**
+ * Before the load, every server sits idle this long, as a charger's controller sits idle between requests. V8's
+ * memory reducer runs its memory-reducing full collections about 8 s into an idle period: after this, every server
+ * has had them (unless `--no-memory-reducer` is set, as `npm start` does) before any is measured, instead of one
+ * server having them in the pause between its rounds and the others not (see the README's Performance section).
+ */
+const IDLE_S = 12;
 const RSS_SAMPLE_MS = 100;
 const LISTEN_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 /** Above this (cores, on average), other processes on the machine disturbed a load run: the report says so. */
 const OTHER_CPU_WARN_CORES = 0.1;
 /** Hard stop of the whole bench, whatever hangs. */
-const WATCHDOG_MS = 240_000;
+const WATCHDOG_MS = 300_000;
 
 const TARGET = { startMs: 1000, rssMB: 90, ratio: 0.8, p99Ms: 5 } as const;
 
@@ -463,6 +471,7 @@ async function bench(root: string): Promise<boolean> {
   let soak: AutocannonResult;
   try {
     const autocannon = loadAutocannon();
+    await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
     await loadRounds(autocannon, [ctl, bareT, loggedT]);
     await Promise.all([bare.stop(), logged.stop()]);
     soak = await autocannon({ url: ctl.url, connections: CONNECTIONS, duration: SOAK_S, headers });
