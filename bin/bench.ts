@@ -12,8 +12,7 @@
  *   of the measured rounds (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono
  *   handler on @hono/node-server returning the same JSON body (target >= 0.8). The controller, the bare handler
  *   and the bare handler with the request log run side by side: after 12 s idle (IDLE_S), each gets a 2 s
- *   warm-up, then 30 rounds of 1 s
- *   each, one server after the other in an order that rotates every round. The ratio is the median of the 30 rounds'
+ *   warm-up, then 30 rounds of 1 s each, one server after the other in an order that rotates every round. The ratio is the median of the 30 rounds'
  *   ratios (the lowest and highest are printed too): on a shared machine the speed available drifts over seconds
  *   (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a single long run of each server, one after
  *   the other, measured the drift as much as the servers. With the rounds' spread measured here (robust standard
@@ -60,8 +59,8 @@ const SOAK_S = 30;
 /**
  * Before the load, every server sits idle this long, as a charger's controller sits idle between requests. V8's
  * memory reducer runs its memory-reducing full collections about 8 s into an idle period: after this, every server
- * has had them (unless `--no-memory-reducer` is set, as `npm start` does) before any is measured, instead of one
- * server having them in the pause between its rounds and the others not (see the README's Performance section).
+ * has had them (unless `--no-memory-reducer` is set, as `npm start` does) before any is measured; without the idle
+ * period they could fall into one server's pause between its rounds and not the others' (README, Performance).
  */
 const IDLE_S = 12;
 const RSS_SAMPLE_MS = 100;
