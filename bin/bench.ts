@@ -12,11 +12,12 @@
  *   of the measured rounds (target < 5 ms), every response 2xx, and requests per second relative to a bare Hono
  *   handler on @hono/node-server returning the same JSON body (target >= 0.8). The controller, the bare handler
  *   and the bare handler with the request log run side by side: after 12 s idle (IDLE_S), each gets a 2 s
- *   warm-up, then 30 rounds of 1 s each, one server after the other in an order that rotates every round. The ratio is the median of the 30 rounds'
- *   ratios (the lowest and highest are printed too): on a shared machine the speed available drifts over seconds
- *   (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a single long run of each server, one after
- *   the other, measured the drift as much as the servers. With the rounds' spread measured here (robust standard
- *   deviation about 0.165), the median of 30 rounds has a standard error of about 0.04 (15 rounds: 0.05).
+ *   warm-up, then 30 rounds of 1 s each, one server after the other in an order that rotates every round. The
+ *   ratio is the median of the 30 rounds' ratios (the lowest and highest are printed too): on a shared machine the
+ *   speed available drifts over seconds (a single round's ratio ranges from about 0.3–0.5 to 1.1–1.3), and a
+ *   single long run of each server, one after the other, measured the drift as much as the servers. With the
+ *   rounds' spread measured here (robust standard deviation about 0.165), the median of 30 rounds has a standard
+ *   error of about 0.04 (15 rounds: 0.05).
  * Also reports each server's CPU time per request and how the CPU was shared (server / this process, which runs
  * autocannon / everything else), so a run disturbed by other processes on the machine shows as such.
  *
