@@ -8,7 +8,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createHardware } from '../drivers/index.js';
 import { wireFloorMs, type WireStats } from '../drivers/pn532/sim.js';
 import { loginProof } from '../machines/secrets.js';
 import { loadConfig } from '../services/config.js';
@@ -32,19 +31,18 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length
 export async function benchNfc(): Promise<NfcRow[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cc-bench-nfc-'));
   const logger = await createLogger({ logLevel: 'info', logFormat: 'json' }, new Writable({ write: (_c, _e, done) => done() }));
-  const hardware = await createHardware('sim', { now: Date.now, simWire: { baudRate: NFC_BAUD } });
   const controller = await startController({
     config: loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD: PASSWORD }),
     logger,
-    hardware,
+    simWire: { baudRate: NFC_BAUD },
     showInitialPassword: () => undefined,
   });
   try {
     controller.nfc.setRfidMode('hybrid');
-    const phone = hardware.plant!.nfcPhone!();
+    const phone = controller.simulator!.nfcPhone();
     await phone.activated;
     await phone.detect();
-    const stats = hardware.plant!.nfcStats!();
+    const stats = controller.simulator!.nfcStats();
     let id = 0;
     /** One request's round trip: measured time and its wire floor. */
     const roundTrip = async (text: (messageID: string) => string) => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { transitionTable } from '../../machines/transitions.js';
-import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/charging.js';
+import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import { transactions } from '../../db/schema.js';
 import { KNOWN, OTHER, startCharger, taken, UNKNOWN, type Charger } from './scenario.js';
 

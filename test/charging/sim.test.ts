@@ -47,7 +47,7 @@ describe('/sim routes', () => {
 
 describe('without the simulated plant (real hardware)', () => {
   it('there are no /sim routes', async () => {
-    const real = await startHarness({ hardware: (hardware) => hardware, withoutPlant: true });
+    const real = await startHarness({ withoutSimulator: true });
     try {
       expect((await real.http('GET', '/sim')).status).toBe(404);
       expect((await real.http('POST', '/sim/plug')).status).toBe(404);

@@ -236,7 +236,7 @@ describe('the API over NFC', () => {
     phone.leave();
     await h.step(0);
     expect(h.controller.nfc.linkState()).toMatchObject({ established: { phone: 'listening' } });
-    const back = h.controller.plant!.nfcPhone!();
+    const back = h.controller.simulator!.nfcPhone();
     await h.step(0);
     await back.activated;
     expect(decodeTextRecord(await back.detect())).toMatch(/^\{"messageID":"x","statusCode":200\},\{"token":"[0-9a-f]{32}"\}$/);
@@ -245,12 +245,12 @@ describe('the API over NFC', () => {
   test('RFID only (the default): phones are never activated, cards are read', async () => {
     const h = await start();
     expect(h.controller.nfc.rfidMode()).toBe('rfid');
-    const phone = h.controller.plant!.nfcPhone!();
+    const phone = h.controller.simulator!.nfcPhone();
     let activated = false;
     void phone.activated.then(() => (activated = true));
     await h.step(15_000);
     expect(activated).toBe(false);
-    await expect(h.controller.plant!.phoneRequest!('{}')).rejects.toThrow(/RFID only/);
+    await expect(h.controller.simulator!.phoneRequest('{}')).rejects.toThrow(/RFID only/);
     await h.sim('tag', { id: '0A0B0C0D' });
     await h.step(0);
     expect((await h.http('GET', '/sim')).json.hmi).toBe('Reading card');

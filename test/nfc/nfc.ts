@@ -6,7 +6,7 @@ import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 /** A phone in the reader's field, with the link established (hybrid mode; clock stepped until a target turn). */
 export async function phoneAt(h: Harness): Promise<SimulatedPhone> {
   h.controller.nfc.setRfidMode('hybrid');
-  const phone = h.controller.plant!.nfcPhone!();
+  const phone = h.controller.simulator!.nfcPhone();
   let activated = false;
   void phone.activated.then(() => (activated = true));
   for (let i = 0; i < 100 && !activated; i++) await h.step(100);
