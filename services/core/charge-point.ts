@@ -395,6 +395,9 @@ export function createChargePoint(deps: ChargePointDeps) {
 
     safeOutputs,
 
+    /** What the outputs are commanded to now. */
+    outputs: () => ({ contactorClosed: hardware.contactor.commanded(), pwmDuty: hardware.pilot.duty(), cableLocked: hardware.cableLock.commanded() }),
+
     /**
      * Graceful stop: outputs go to their safe state, the running transaction is completed (stop reason Reboot),
      * timers stop.

@@ -87,6 +87,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     const line = JSON.stringify({
       level: 60,
       time: Date.now(),
+      outputs: running?.chargePoint.outputs(),
       msg: `the main thread sent nothing for ${Math.round(silentMs)} ms: the charge-point core opened the contactor and ends the process`,
     });
     writeSync(2, `${line}\n`);
