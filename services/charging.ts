@@ -3,7 +3,6 @@ import type { TagTechnology } from '../drivers/types.js';
 import type { ChargeSettings } from '../machines/charge-cycle.js';
 import type { PairingActor } from '../machines/controller.js';
 import type { ChargePoint, SystemState } from './charge-point.js';
-import { READING_DISPLAY_MS } from './core/charge-point.js';
 import type { CoreLink } from './core/link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
@@ -21,6 +20,9 @@ export interface ChargingDeps {
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
+
+/** `Reading card` is shown at least this long for an RFID read. */
+export const READING_DISPLAY_MS = 1_500;
 
 /**
  * The main thread's side of the charge point: what the API, NFC and the settings need of the charge-point core

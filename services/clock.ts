@@ -1,12 +1,6 @@
-/** Time for the actors: their timers and the current time in milliseconds (a manual clock in tests). */
-export interface Clock {
-  setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-  now(): number;
-}
+import type { Timers } from '../drivers/types.js';
 
-export const realClock: Clock = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => Date.now(),
-};
+/** Time for the actors: their timers and the current time in milliseconds (a manual clock in tests). */
+export type Clock = Timers;
+
+export { realTimers as realClock } from '../drivers/timers.js';

@@ -2,6 +2,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { createActor, type InspectionEvent } from 'xstate';
 import { createApp, type Fetch } from '../api/app.js';
 import { routeOf, withRequestLog } from '../api/request-log.js';
+import { isLoopback } from '../api/routes/metrics.js';
 import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
@@ -232,6 +233,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+  if (simulator && !isLoopback(config.host)) {
+    logger.warn({ host: config.host }, 'HOST is not a loopback address: the simulator\'s /sim routes, which need no session, answer other machines too');
+  }
 
   let closing: Promise<void> | undefined;
   return {

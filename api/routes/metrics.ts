@@ -3,8 +3,8 @@ import { secretEquals } from '../../machines/secrets.js';
 import type { Metrics } from '../../services/metrics.js';
 import { clientAddress, type AppEnv } from '../app.js';
 
-/** Loopback clients: 127.0.0.0/8 and ::1 (IPv4-mapped addresses arrive unwrapped). */
-export const isLoopback = (address: string) => address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
+/** Loopback addresses: 127.0.0.0/8, ::1 and `localhost` (IPv4-mapped client addresses arrive unwrapped). */
+export const isLoopback = (address: string) => address === '::1' || address === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address);
 
 /**
  * `GET /metrics` (an extension outside the spec's /v1 API): the Prometheus text format, without a session for

@@ -15,7 +15,6 @@ export interface Pn532PortOptions {
   baudRate: number;
 }
 
-export const DEFAULT_NFC_PORT: Pn532PortOptions = { path: '/dev/ttyS0', baudRate: 115200 };
 
 export interface ReaderContext {
   timers: Timers;

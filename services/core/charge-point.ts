@@ -26,8 +26,6 @@ export const POLL_INTERVAL_MS = 1_000;
 export const CHECKPOINT_INTERVAL_MS = 10_000;
 /** Time the contactor's auxiliary contact gets to follow a command before a mismatch is a fault. */
 export const CONTACTOR_SETTLE_MS = 200;
-/** `Reading card` is shown at least this long for an RFID read. */
-export const READING_DISPLAY_MS = 1_500;
 export const TEMPERATURE_WARNING_C = 60;
 export const TEMPERATURE_LIMIT_C = 80;
 export const TEMPERATURE_RESUME_C = 75;

@@ -1,6 +1,8 @@
 import { writeSync } from 'node:fs';
 import { createActor, type AnyActorRef, type InspectionEvent } from 'xstate';
-import { createChargePointHardware, type HardwareBackend, type MeterPortOptions, type RpiPins, type SimulatedPlant } from '../../drivers/index.js';
+import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point.js';
+import type { RpiPins } from '../../drivers/pins.js';
+import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';

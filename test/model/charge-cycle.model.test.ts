@@ -11,7 +11,7 @@ import {
   type PilotLevel,
 } from '../../machines/charge-cycle.js';
 import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
-import { READING_DISPLAY_MS } from '../../services/core/charge-point.js';
+import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
