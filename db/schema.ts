@@ -49,8 +49,9 @@ export const keyValues = sqliteTable('key_values', {
  * (`meterLastWh`, `maxPowerW`, `checkpointedAt`) so that a power loss loses no completed data. Times are UTC
  * milliseconds. Metering: `meterStartWh` is the first meter reading taken at or after the start (read at
  * `meterStartAt`; null while the meter has not answered since the start, the registers then 0) and `meterLastWh` the
- * last one counted (`meterLastAt`), so no energy from before the start is ever counted. The partial index on
- * (start, id) serves the range queries and the paged list over completed transactions.
+ * last one counted (`meterLastAt`), so no energy from before the start is ever counted. The partial index on the
+ * start time (and the rowid, as every SQLite index) serves the range queries and the paged list over completed
+ * transactions, listed in the order they started, then in the order they were recorded.
  * `userId` has no foreign key: the history outlives the user.
  */
 export const transactions = sqliteTable(
@@ -70,7 +71,7 @@ export const transactions = sqliteTable(
     stopReason: text('stop_reason'),
     checkpointedAt: integer('checkpointed_at').notNull(),
   },
-  (t) => [index('transactions_completed_by_start_id').on(t.startedAt, t.id).where(sql`ended_at IS NOT NULL`)],
+  (t) => [index('transactions_completed_by_start').on(t.startedAt).where(sql`ended_at IS NOT NULL`)],
 );
 
 /**

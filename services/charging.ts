@@ -61,13 +61,30 @@ export function createChargingService(deps: ChargingDeps) {
     return latest;
   };
 
+  /**
+   * Checkpoints waiting to be written, per transaction: a newer one replaces a waiting one (its figures include the
+   * older ones'), so a slow disk never makes the queue grow, however often the charge cycle changes state.
+   */
+  const waitingCheckpoints = new Map<string, TransactionEffect>();
+
   function persist(effect: TransactionEffect): void {
     const { record, at } = effect;
+    if (effect.event === 'checkpoint') {
+      const waiting = waitingCheckpoints.has(record.id);
+      waitingCheckpoints.set(record.id, effect);
+      if (waiting) return;
+    }
+    // The stop carries the final figures: a checkpoint still waiting before it has nothing left to add.
+    if (effect.event === 'stop') waitingCheckpoints.delete(record.id);
     queue = queue
       .then(async () => {
         if (effect.event === 'start') await transactions.begin(record);
-        else if (effect.event === 'checkpoint') await transactions.checkpoint(record);
-        else await transactions.finish(record, { reason: effect.reason ?? 'Other', at });
+        else if (effect.event === 'stop') await transactions.finish(record, { reason: effect.reason ?? 'Other', at });
+        else {
+          const latest = waitingCheckpoints.get(record.id);
+          waitingCheckpoints.delete(record.id);
+          if (latest) await transactions.checkpoint(latest.record);
+        }
       })
       .catch((err: unknown) => logger.error({ err }, `transaction ${effect.event} failed`));
     track(queue);

@@ -63,6 +63,9 @@ const EnvSchema = v.object({
   TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
   NFC_PORT: v.optional(absolutePath('/dev/ttyS0')),
   NFC_BAUD: v.optional(v.pipe(v.picklist(NFC_BAUD_RATES, `must be one of ${NFC_BAUD_RATES.join(', ')}`), v.transform(Number)), '115200'),
+  FAULT_SLOW_COMMIT_MS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a whole number of milliseconds from 0 to 10000'), v.transform(Number), v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000')),
+  ),
   METRICS_TOKEN: v.optional(
     v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)')),
   ),
@@ -100,6 +103,8 @@ export type Config = {
   nfcReader: boolean;
   /** The bearer token that lets non-loopback clients read /metrics (METRICS_TOKEN); unset: loopback only. */
   metricsToken: string | undefined;
+  /** Fault injection (FAULT_SLOW_COMMIT_MS, tests and the safety bench): every database commit takes this much longer. */
+  slowCommitMs: number;
 };
 
 export class ConfigError extends Error {
@@ -166,5 +171,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     nfc: { path: e.NFC_PORT ?? DEFAULT_NFC_PORT.path, baudRate: e.NFC_BAUD },
     nfcReader: rpi || e.NFC_PORT !== undefined,
     metricsToken: e.METRICS_TOKEN,
+    slowCommitMs: e.FAULT_SLOW_COMMIT_MS ?? 0,
   };
 }

@@ -129,7 +129,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // The database holds login passwords in plain text (the login protocol needs them): owner-only access.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { slowCommitMs: config.slowCommitMs });
+  if (config.slowCommitMs > 0) logger.warn({ slowCommitMs: config.slowCommitMs }, 'fault injection: every database commit is slowed down (FAULT_SLOW_COMMIT_MS)');
   if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
@@ -164,9 +165,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
         return;
       case 'transaction':
         return charging.onTransaction(event);
-      case 'reaction':
-        if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms: Math.round(event.seconds * 1000) }, 'safety reaction slower than 100 ms');
+      case 'reaction': {
+        const ms = Math.round(event.seconds * 10_000) / 10;
+        if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
+        else logger.debug({ reaction: event.reaction, ms }, 'safety reaction');
         return metrics.reaction(event.reaction, event.seconds);
+      }
       case 'heartbeat':
         return metrics.coreLoop(event.loop);
       case 'log':

@@ -67,7 +67,7 @@ function toCompleted(row: Row): CompletedTransaction {
   return t;
 }
 
-/** Completed transactions whose start lies in the range: served by the partial index on (started_at, id). */
+/** Completed transactions whose start lies in the range: served by the partial index on started_at. */
 export function completedIn(range: TimeRange): SQL | undefined {
   return and(
     isNotNull(transactions.endedAt),
@@ -118,28 +118,30 @@ export function createTransactions(database: Database, now: () => number = Date.
   };
 
   /**
-   * The completed transactions of the range, oldest first, a page at a time (keyset on start time and id): memory
-   * stays bounded whatever the history, and the event loop is free between pages.
+   * The completed transactions of the range, oldest first (then in the order they were recorded), a page at a time
+   * (keyset on start time and rowid, the index's own order): memory stays bounded whatever the history, and the event
+   * loop is free between pages.
    */
   async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<CompletedTransaction[]> {
-    let after: { startedAt: number; id: string } | undefined;
+    const rowid = sql<number>`${transactions}.rowid`;
+    let after: { startedAt: number; rowid: number } | undefined;
     for (;;) {
       const rows = await db
-        .select()
+        .select({ row: transactions, rowid })
         .from(transactions)
         .where(
           and(
             completedIn(range),
-            after ? or(gt(transactions.startedAt, after.startedAt), and(eq(transactions.startedAt, after.startedAt), gt(transactions.id, after.id))) : undefined,
+            after ? or(gt(transactions.startedAt, after.startedAt), and(eq(transactions.startedAt, after.startedAt), sql`${rowid} > ${after.rowid}`)) : undefined,
           ),
         )
-        .orderBy(asc(transactions.startedAt), asc(transactions.id))
+        .orderBy(asc(transactions.startedAt), asc(rowid))
         .limit(pageRows);
       if (rows.length === 0) return;
-      yield rows.map(toCompleted);
+      yield rows.map((r) => toCompleted(r.row));
       if (rows.length < pageRows) return;
       const last = rows[rows.length - 1]!;
-      after = { startedAt: last.startedAt, id: last.id };
+      after = { startedAt: last.row.startedAt, rowid: last.rowid };
       await nextTurn();
     }
   }

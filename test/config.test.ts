@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       nfc: { path: '/dev/ttyS0', baudRate: 115200 },
       nfcReader: false,
       metricsToken: undefined,
+      slowCommitMs: 0,
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
   });

@@ -5,10 +5,8 @@ CREATE TABLE `transaction_days` (
 	`consumption_wh` integer NOT NULL
 );
 --> statement-breakpoint
-DROP INDEX `transactions_completed_by_start`;--> statement-breakpoint
 ALTER TABLE `transactions` ADD `meter_start_at` integer;--> statement-breakpoint
 ALTER TABLE `transactions` ADD `meter_last_at` integer;--> statement-breakpoint
-CREATE INDEX `transactions_completed_by_start_id` ON `transactions` (`started_at`,`id`) WHERE ended_at IS NOT NULL;--> statement-breakpoint
 -- Transactions recorded before: metered from their start to their last checkpoint (as they were billed).
 UPDATE `transactions` SET `meter_start_at` = `started_at`, `meter_last_at` = `checkpointed_at`;--> statement-breakpoint
 INSERT INTO `transaction_days` (`day`, `count`, `duration_ms`, `consumption_wh`)

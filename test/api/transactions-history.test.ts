@@ -16,6 +16,8 @@ let h: Harness;
 let session: string;
 /** Every completed transaction: start, end, consumption. */
 const history: Array<{ id: string; start: number; end: number; wh: number }> = [];
+/** The order they were recorded in. */
+const order: string[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -26,12 +28,13 @@ beforeAll(async () => {
     seed: 61851,
   });
   // Also starts exactly on day boundaries and the millisecond before them.
-  rng.push([10 * DAY, 1000, 5], [10 * DAY - 1, 1000, 7], [11 * DAY, 60_000, 11]);
+  rng.push([10 * DAY, 1000, 5], [10 * DAY - 1, 1000, 7], [11 * DAY, 60_000, 11], [11 * DAY, 30_000, 13], [11 * DAY, 1, 17]);
   for (const [offset, duration, wh] of rng) {
     const t = txRecord({ startedAt: BASE + offset, meterWh: 1000 });
     await tx.begin(t);
     await tx.finish({ ...t, meterLastWh: 1000 + wh, meterLastAt: BASE + offset + duration }, { reason: 'EVDisconnected', at: BASE + offset + duration });
     history.push({ id: t.id, start: BASE + offset, end: BASE + offset + duration, wh });
+    order.push(t.id);
   }
   // One completed by the power-loss recovery: it counts in the sums as well.
   const lost = txRecord({ startedAt: BASE + 12 * DAY + 5, meterWh: 500 });
@@ -40,7 +43,8 @@ beforeAll(async () => {
   expect(await tx.closeInterrupted()).toBe(1);
   const row = await h.controller.database.db.query.transactions.findFirst({ where: (t, { eq }) => eq(t.id, lost.id) });
   history.push({ id: lost.id, start: lost.startedAt, end: row!.endedAt!, wh: 300 });
-  history.sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : 1));
+  order.push(lost.id);
+  history.sort((a, b) => a.start - b.start || order.indexOf(a.id) - order.indexOf(b.id));
 }, 120_000);
 afterAll(() => h.stop());
 
@@ -63,7 +67,7 @@ function getRaw(path: string): Promise<{ status: number; headers: Record<string,
 }
 
 describe('GET /v1/transactions over a long history', () => {
-  test('every completed transaction, oldest first (ties by id), written page by page (chunked, no Content-Length)', async () => {
+  test('every completed transaction, oldest first (ties in the order recorded), written page by page (chunked, no Content-Length)', async () => {
     const res = await getRaw('/v1/transactions');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -81,6 +85,14 @@ describe('GET /v1/transactions over a long history', () => {
     const res = await getRaw(`/v1/transactions?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`);
     const ids = (JSON.parse(res.body) as Array<{ transactionId: string }>).map((t) => t.transactionId);
     expect(ids).toEqual(history.filter((t) => t.start >= from && t.start <= to).map((t) => t.id));
+  });
+
+  test('transactions that started in the same millisecond stay in the order recorded across a page boundary', async () => {
+    const at = BASE + 11 * DAY;
+    const pages: string[][] = [];
+    for await (const page of h.controller.transactions.pagesCompleted({ from: at, to: at }, 2)) pages.push(page.map((t) => t.transactionId));
+    expect(pages.map((p) => p.length)).toEqual([2, 1]);
+    expect(pages.flat()).toEqual(history.filter((t) => t.start === at).map((t) => t.id));
   });
 
   test('an empty range is an empty array', async () => {

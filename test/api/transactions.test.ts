@@ -96,6 +96,6 @@ test('the range filter of list and summary is served by the index', async () => 
   for (const range of [{ from: 0 }, { to: 1 }, { from: 0, to: 1 }]) {
     const query = db.select({ n: count() }).from(transactions).where(completedIn(range));
     const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
-    expect([range, plan.map((r) => r.detail).join(' ')]).toEqual([range, expect.stringContaining('USING INDEX transactions_completed_by_start_id')]);
+    expect([range, plan.map((r) => r.detail).join(' ')]).toEqual([range, expect.stringContaining('USING INDEX transactions_completed_by_start')]);
   }
 });
