@@ -19,8 +19,11 @@ export const TARGET_TURN_MS = 1_000;
 export const CARD_PRESENCE_POLL_MS = 200;
 /** After a chip failure the reader wakes it up and starts again after this pause. */
 export const RECOVERY_MS = 2_000;
-/** A phone's APDU not answered by the NFC link within this time gets `6F 00` (a safety net: the link always answers). */
-export const APDU_ANSWER_LIMIT_MS = 2_000;
+/**
+ * A phone's APDU not answered by the NFC link within this time gets `6F 00` (a safety net: the link always answers),
+ * before the phone gives up (Android: about 1 s).
+ */
+export const APDU_ANSWER_LIMIT_MS = 900;
 
 /** TgInitAsTarget as a Type 4 Tag (libnfc's parameters): PICC only, SENS_RES 0400, NFCID1 ..B00B, SEL_RES 20. */
 const TG_INIT_AS_TARGET = Uint8Array.of(0x05, 0x04, 0x00, 0x00, 0xb0, 0x0b, 0x20, ...new Array<number>(18 + 10 + 2).fill(0));
