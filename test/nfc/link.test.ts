@@ -98,7 +98,9 @@ describe('NFC link actor', () => {
     const send = (...cmds: string[]) => cmds.forEach((c) => actor.send({ type: 'APDU', apdu: apdu(c) }));
     return { actor, clock, log, send };
   }
-  const commit = (send: (...c: string[]) => void) => send(SELECT_APP, SELECT_NDEF, '00D60000020000', '00D6000203D10100', '00D60000020003');
+  /** The write procedure of the request D10100 (the NDEF file selected). */
+  const write = (send: (...c: string[]) => void) => send('00D60000020000', '00D6000203D10100', '00D60000020003');
+  const commit = (send: (...c: string[]) => void) => (send(SELECT_APP, SELECT_NDEF), write(send));
 
   test('a phone establishes the link (Reading card); the commit is answered when the answer is in the file', () => {
     const { actor, log, send } = start();
@@ -137,8 +139,7 @@ describe('NFC link actor', () => {
     actor.send({ type: 'PHONE.ACTIVATED' });
     commit(send);
     actor.send({ type: 'ANSWER', message: apdu('D10101AA') });
-    // The phone lost its read and sends its request again: the write overwrites the answer in the file.
-    send('00D60000020000', '00D6000203D10100', '00D60000020003');
+    write(send); // the phone lost its read and sends its request again: the write overwrites the answer in the file
     expect(log.at(-1)).toBe('refuse d10100');
     actor.send({ type: 'REFUSED', message: apdu('D10101BB') });
     expect(log.at(-1)).toBe('respond 9000');
@@ -152,7 +153,7 @@ describe('NFC link actor', () => {
     actor.send({ type: 'PHONE.ACTIVATED' });
     commit(send);
     clock.increment(ANSWER_DEADLINE_MS);
-    send('00D60000020000', '00D6000203D10100', '00D60000020003');
+    write(send);
     expect(log.at(-1)).toBe('refuse d10100');
     actor.send({ type: 'REFUSED', message: apdu('D10101BB') });
     send('00B0000204');
