@@ -20,6 +20,15 @@ export type PilotLevel = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
 export const BLOCKING_FAULTS = ['contactor-welded', 'contactor-not-closing', 'overtemperature'] as const;
 export type BlockingFault = (typeof BLOCKING_FAULTS)[number];
 
+/**
+ * Faults that make the station unsafe to go on with the session: a contactor that does not follow its command, and
+ * a pilot at E (shorted, or no power on the vehicle side) or F (diode or pilot circuit fault), where the vehicle
+ * connection itself is in doubt. They end a running transaction. The others are recoverable and only suspend it:
+ * overtemperature clears by itself once the station has cooled, and a vehicle asking for ventilation the
+ * installation lacks (D) may go back to C.
+ */
+export const UNSAFE_FAULTS: readonly BlockingFault[] = ['contactor-welded', 'contactor-not-closing'];
+
 /** Settings the charge cycle obeys; they take effect at once. */
 export interface ChargeSettings {
   /** Every plug-in is authorized without a tag. */
@@ -115,9 +124,20 @@ const SAFETY = [
   { guard: 'disabled', target: '#chargeCycle.unavailable' },
 ] as const;
 
+/**
+ * The same checks while a transaction runs: an unsafe fault ends it (`faulted`), a recoverable one suspends it
+ * (`suspended`: contactor open, PWM off, cable still locked) until the cause clears.
+ */
+const SAFETY_IN_TRANSACTION = [
+  { guard: 'unsafe', target: '#chargeCycle.faulted' },
+  { guard: 'blocked', target: '#chargeCycle.operative.session.transaction.suspended' },
+  { guard: 'disabled', target: '#chargeCycle.unavailable' },
+] as const;
+
 /** What each guard means, for the generated transition table (docs/charge-cycle.md). */
 export const GUARD_DESCRIPTIONS: Record<string, string> = {
   blocked: 'a CP fault (E, F, or D without ventilation) or a hardware fault (contactor, overtemperature) is present',
+  unsafe: 'a fault that ends the session is present: CP E or F, a welded contactor or one that does not close',
   disabled: 'charging is disabled by setting',
   unplugged: 'CP level A (no vehicle)',
   plugged: 'CP level B, C or D (vehicle connected)',
@@ -181,6 +201,7 @@ export const chargeCycleMachine = setup({
   },
   guards: {
     blocked: ({ context }) => pilotFault(context) !== null || context.faults.length > 0,
+    unsafe: ({ context }) => context.pilot === 'e' || context.pilot === 'f' || context.faults.some((f) => UNSAFE_FAULTS.includes(f)),
     disabled: ({ context }) => !context.settings.chargingEnabled,
     unplugged: ({ context }) => context.pilot === 'a',
     plugged: ({ context }) => context.pilot === 'b' || context.pilot === 'c' || context.pilot === 'd',
@@ -308,7 +329,7 @@ export const chargeCycleMachine = setup({
                   tags: ['pwm'],
                   meta: meta({ systemState: 'connected', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
-                    ...SAFETY,
+                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'currentUnavailable', target: 'evsePaused' },
                     { guard: 'requesting', target: 'charging' },
                   ],
@@ -317,7 +338,7 @@ export const chargeCycleMachine = setup({
                   tags: ['pwm', 'contactor'],
                   meta: meta({ systemState: 'charging', authState: 'authorized_for_charging', ocppState: 'charging' }),
                   always: [
-                    ...SAFETY,
+                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'notRequesting', target: 'evPaused' },
                     { guard: 'currentUnavailable', target: 'pausing' },
                   ],
@@ -328,7 +349,7 @@ export const chargeCycleMachine = setup({
                   tags: ['pwm'],
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
-                    ...SAFETY,
+                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'currentUnavailable', target: 'evsePaused' },
                     { guard: 'requesting', target: 'charging' },
                   ],
@@ -338,7 +359,7 @@ export const chargeCycleMachine = setup({
                   tags: ['contactor'],
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
                   always: [
-                    ...SAFETY,
+                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'notRequesting', target: 'evsePaused' },
                     { guard: 'currentAvailable', target: 'charging' },
                   ],
@@ -348,7 +369,19 @@ export const chargeCycleMachine = setup({
                 /** No current available: PWM off, contactor open, until load management allows 6 A again. */
                 evsePaused: {
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
-                  always: [...SAFETY, { guard: 'currentAvailable', target: 'route' }],
+                  always: [...SAFETY_IN_TRANSACTION, { guard: 'currentAvailable', target: 'route' }],
+                },
+                /**
+                 * A recoverable fault (overtemperature, D without ventilation): PWM off, contactor open, the cable
+                 * stays locked and the transaction goes on; charging resumes by itself once every cause is gone.
+                 */
+                suspended: {
+                  meta: meta({ systemState: 'error', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
+                  always: [
+                    { guard: 'unsafe', target: '#chargeCycle.faulted' },
+                    { guard: 'disabled', target: '#chargeCycle.unavailable' },
+                    { guard: not('blocked'), target: 'route' },
+                  ],
                 },
               },
             },

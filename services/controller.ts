@@ -15,7 +15,7 @@ import { createChargingService, type ChargingService } from './charging.js';
 import { realClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { startCoreLink, type CoreEvent } from './core/link.js';
-import { CORE_SYSTEM_ID } from './core/run.js';
+import { CORE_SYSTEM_ID } from './core/protocol.js';
 import type { InspectRecord } from './inspection.js';
 import { createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';

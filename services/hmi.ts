@@ -36,6 +36,8 @@ export const HMI_PATTERNS: Record<HmiState, LedPattern> = {
 /** The HMI state for a charge-cycle state; `Reading card` wins while a card or phone is being read. */
 export function hmiState(meta: StateMeta, reading: boolean): HmiState {
   if (reading) return 'Reading card';
+  // A fault shows as one, also while it only suspends a transaction.
+  if (meta.systemState === 'error') return 'Error';
   switch (meta.ocppState) {
     case 'available':
       return meta.authState === 'auth_timeout' ? 'Authorization timed out' : 'Available';

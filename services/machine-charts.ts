@@ -1,6 +1,7 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { controllerMachine } from '../machines/controller.js';
 import { coreMachine } from '../machines/core.js';
+import { CORE_SYSTEM_ID } from './core/protocol.js';
 import { describeAction, statePath, transitionTable, type TransitionRow } from '../machines/transitions.js';
 
 /**
@@ -28,7 +29,7 @@ const kebab = (id: string) => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 /** The root actors of the controller's threads: the main thread's and the charge-point core's, with their systemIds. */
 export const ROOT_MACHINES: ReadonlyArray<{ machine: AnyStateMachine; systemId: string }> = [
   { machine: controllerMachine, systemId: 'controller' },
-  { machine: coreMachine, systemId: 'core' },
+  { machine: coreMachine, systemId: CORE_SYSTEM_ID },
 ];
 
 /**

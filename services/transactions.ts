@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database, WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';
@@ -38,34 +38,40 @@ export interface TimeRange {
 /** Readings at most this far from the start or the end cover it (the meter is read every second). */
 export const METERING_TOLERANCE_MS = 1_000;
 /** Completed transactions read from the database at a time while a list is sent. */
-export const LIST_PAGE_ROWS = 500;
+export const LIST_PAGE_ROWS = 250;
 const DAY_MS = 86_400_000;
 
-type Row = typeof transactions.$inferSelect;
+/** An ISO 8601 UTC timestamp with milliseconds (as Date.prototype.toISOString writes it) of a UTC-ms column. */
+const isoOf = (ms: SQL) => sql`strftime('%Y-%m-%dT%H:%M:%S', ${ms} / 1000, 'unixepoch') || '.' || printf('%03d', ${ms} % 1000) || 'Z'`;
+/** `,"name":<JSON of value>`, or nothing when the value is null (optional members are left out). */
+const optional = (name: string, value: SQL) => sql`CASE WHEN ${value} IS NULL THEN '' ELSE ${`,"${name}":`} || json_quote(${value}) END`;
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const ENDED = sql`coalesce(${transactions.endedAt}, ${transactions.startedAt})`;
+const TOLERANCE = sql.raw(String(METERING_TOLERANCE_MS));
+const GAP_AT_START = sql`${transactions.meterStartAt} - ${transactions.startedAt} > ${TOLERANCE}`;
+const GAP_AT_END = sql`${ENDED} - ${transactions.meterLastAt} > ${TOLERANCE}`;
+const interval = (from: SQL, to: SQL) => sql`'{"from":"' || ${isoOf(from)} || '","to":"' || ${isoOf(to)} || '"}'`;
 
-function toCompleted(row: Row): CompletedTransaction {
-  const endedAt = row.endedAt ?? row.startedAt;
-  const t: CompletedTransaction = {
-    transactionId: row.id,
-    startTransaction: iso(row.startedAt),
-    endTransaction: iso(endedAt),
-    consumption: row.meterLastWh - row.meterStartWh,
-    maxPower: row.maxPowerW,
-  };
-  if (row.backendTransactionId !== null) t.backendTransactionId = row.backendTransactionId;
-  if (row.tagId !== null) t.tagId = row.tagId;
-  if (row.userId !== null) t.userId = row.userId;
-  const unmetered: { from: string; to: string }[] = [];
-  if (row.meterStartAt === null || row.meterLastAt === null) unmetered.push({ from: iso(row.startedAt), to: iso(endedAt) });
-  else {
-    if (row.meterStartAt - row.startedAt > METERING_TOLERANCE_MS) unmetered.push({ from: iso(row.startedAt), to: iso(row.meterStartAt) });
-    if (endedAt - row.meterLastAt > METERING_TOLERANCE_MS) unmetered.push({ from: iso(row.meterLastAt), to: iso(endedAt) });
-  }
-  if (unmetered.length > 0) t.unmetered = unmetered;
-  return t;
-}
+/**
+ * The JSON text of a completed transaction (CompletedTransactionDetails, spec 2.9, with the `unmetered` extension),
+ * written by SQLite: a list of any length is sent as the database writes it, without an object per transaction.
+ */
+const COMPLETED_JSON = sql<string>`'{"transactionId":' || json_quote(${transactions.id})
+  || ${optional('backendTransactionId', sql`${transactions.backendTransactionId}`)}
+  || ${optional('tagId', sql`${transactions.tagId}`)}
+  || ${optional('userId', sql`${transactions.userId}`)}
+  || ',"startTransaction":"' || ${isoOf(sql`${transactions.startedAt}`)} || '","endTransaction":"' || ${isoOf(ENDED)} || '"'
+  || ',"consumption":' || (${transactions.meterLastWh} - ${transactions.meterStartWh}) || ',"maxPower":' || ${transactions.maxPowerW}
+  || CASE
+       WHEN ${transactions.meterStartAt} IS NULL OR ${transactions.meterLastAt} IS NULL
+         THEN ',"unmetered":[' || ${interval(sql`${transactions.startedAt}`, ENDED)} || ']'
+       WHEN ${GAP_AT_START} OR ${GAP_AT_END}
+         THEN ',"unmetered":[' || CASE WHEN ${GAP_AT_START} THEN ${interval(sql`${transactions.startedAt}`, sql`${transactions.meterStartAt}`)} ELSE '' END
+           || CASE WHEN ${GAP_AT_START} AND ${GAP_AT_END} THEN ',' ELSE '' END
+           || CASE WHEN ${GAP_AT_END} THEN ${interval(sql`${transactions.meterLastAt}`, ENDED)} ELSE '' END || ']'
+       ELSE ''
+     END
+  || '}'`;
 
 /** Completed transactions whose start lies in the range: served by the partial index on started_at. */
 export function completedIn(range: TimeRange): SQL | undefined {
@@ -118,30 +124,25 @@ export function createTransactions(database: Database, now: () => number = Date.
   };
 
   /**
-   * The completed transactions of the range, oldest first (then in the order they were recorded), a page at a time
-   * (keyset on start time and rowid, the index's own order): memory stays bounded whatever the history, and the event
-   * loop is free between pages.
+   * The completed transactions of the range as JSON texts, oldest first (then in the order they were recorded), a
+   * page at a time (keyset on start time and rowid, the index's own order): memory stays bounded whatever the
+   * history, and the event loop is free between pages.
    */
-  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<CompletedTransaction[]> {
+  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<string[]> {
     const rowid = sql<number>`${transactions}.rowid`;
     let after: { startedAt: number; rowid: number } | undefined;
     for (;;) {
       const rows = await db
-        .select({ row: transactions, rowid })
+        .select({ json: COMPLETED_JSON, startedAt: transactions.startedAt, rowid })
         .from(transactions)
-        .where(
-          and(
-            completedIn(range),
-            after ? or(gt(transactions.startedAt, after.startedAt), and(eq(transactions.startedAt, after.startedAt), sql`${rowid} > ${after.rowid}`)) : undefined,
-          ),
-        )
+        .where(and(completedIn(range), after ? sql`(${transactions.startedAt}, ${rowid}) > (${after.startedAt}, ${after.rowid})` : undefined))
         .orderBy(asc(transactions.startedAt), asc(rowid))
         .limit(pageRows);
       if (rows.length === 0) return;
-      yield rows.map((r) => toCompleted(r.row));
+      yield rows.map((r) => r.json);
       if (rows.length < pageRows) return;
       const last = rows[rows.length - 1]!;
-      after = { startedAt: last.row.startedAt, rowid: last.rowid };
+      after = { startedAt: last.startedAt, rowid: last.rowid };
       await nextTurn();
     }
   }
@@ -152,7 +153,7 @@ export function createTransactions(database: Database, now: () => number = Date.
     /** The completed transactions of the range, oldest first, all at once (tests, small ranges). */
     async listCompleted(range: TimeRange = {}): Promise<CompletedTransaction[]> {
       const all: CompletedTransaction[] = [];
-      for await (const page of pagesCompleted(range)) all.push(...page);
+      for await (const page of pagesCompleted(range)) for (const json of page) all.push(JSON.parse(json) as CompletedTransaction);
       return all;
     },
 

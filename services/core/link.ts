@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import * as v from 'valibot';
 import type { Logger } from '../logger.js';
-import { runCore, type CoreInit, type CoreLocal } from './run.js';
+import type { CoreInit, CoreLocal } from './run.js';
 import { FromCoreSchema, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, type CoreStart, type FromCore, type ToCore } from './protocol.js';
 
 /** Exit code of a controller whose charge-point core died or stopped answering (a supervisor restarts it). */
@@ -93,6 +93,8 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
   } else {
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onMessage);
+    // Loaded only here: with the core in its worker, the main thread loads none of its modules.
+    const { runCore } = await import('./run.js');
     runCore(port2, init, options.local);
     post = (m) => port1.postMessage(m);
     terminate = async () => {

@@ -185,6 +185,9 @@ export type FromCore = v.InferOutput<typeof FromCoreSchema>;
 /** The plant's state in a `sim` reply (checked where it is used: it is shown as is). */
 export type SimReply = { plant: SimState };
 
+/** The systemId of the core's root actor (the main thread's is `controller`). */
+export const CORE_SYSTEM_ID = 'core';
+
 /** A thread sends a heartbeat this often … */
 export const HEARTBEAT_MS = 200;
 /** … and the other side takes it as lost after this long without any message from it. */

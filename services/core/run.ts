@@ -11,6 +11,7 @@ import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js'
 import { createLoopDelayMonitor } from '../loop-delay.js';
 import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
 import {
+  CORE_SYSTEM_ID,
   HEARTBEAT_MS,
   LIVENESS_TIMEOUT_MS,
   ToCoreSchema,
@@ -21,8 +22,6 @@ import {
 } from './protocol.js';
 import * as v from 'valibot';
 
-/** The systemId of the core's root actor (the main thread's is `controller`). */
-export const CORE_SYSTEM_ID = 'core';
 /** The core's actors the inspector shows. */
 const CORE_ACTORS: ReadonlySet<string> = new Set(['chargeCycle']);
 

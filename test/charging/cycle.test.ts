@@ -376,25 +376,33 @@ const REACH: Record<string, (c: Charger) => Promise<void>> = {
   },
 };
 
+/** The states where a transaction runs: there a recoverable fault suspends it instead of ending it. */
+const IN_TRANSACTION = new Set(['ready', 'charging', 'evPaused', 'pausing', 'evsePaused']);
+
 describe('faults and unavailability from every state', () => {
   for (const [name, reach] of Object.entries(REACH)) {
-    it(`${name}: overtemperature → error/faulted (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
+    const suspends = IN_TRANSACTION.has(name);
+    it(`${name}: overtemperature → ${suspends ? 'error/suspendedevse, the transaction goes on' : 'error/faulted'} (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
       const c = await charger();
       await reach(c);
       await c.step(2000); // past `Reading card`
-      const expectedCompleted = (await c.api('GET', '/v1/transactions')).json.length + ((await c.state()).transaction ? 1 : 0);
+      const before = await c.state();
+      const expectedCompleted = (await c.api('GET', '/v1/transactions')).json.length + (before.transaction ? 1 : 0);
       await c.sim('temperature', { celsius: 85 });
       await c.step(1000);
-      expect(brief(await c.state())).toEqual(['error', 'faulted', 'not_authorized_for_charging']);
-      expect((await c.view()).plant).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: false });
+      expect(brief(await c.state())).toEqual(suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging']);
+      expect((await c.view()).plant).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: suspends });
       expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['OVERTEMPERATURE']);
       expect((await c.view()).hmi).toBe('Error');
+      expect((await c.state()).transaction?.transactionId).toBe(suspends ? before.transaction.transactionId : undefined);
       await c.sim('temperature', { celsius: 76 });
       await c.step(1000);
       expect((await c.state()).systemState).toBe('error');
       await c.sim('temperature', { celsius: 74 });
       await c.step(1000);
       expect((await c.state()).systemState).not.toBe('error');
+      // The suspended transaction resumes by itself, the same one; a fault outside a transaction returns by the vehicle's presence.
+      if (suspends) expect(await c.state()).toMatchObject({ systemState: before.systemState, ocppState: before.ocppState, transaction: { transactionId: before.transaction.transactionId } });
       await c.settings({ chargingEnabled: false });
       expect(brief(await c.state())).toEqual(['unavailable', 'unavailable', 'not_authorized_for_charging']);
       expect((await c.view()).hmi).toBe('Unavailable');
@@ -460,19 +468,51 @@ describe('faults and unavailability from every state', () => {
     expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CP_STATE_F']);
   });
 
-  it('D without ventilation is an error; with ventilation available D charges', async () => {
+  it('D without ventilation is an error that suspends the transaction; with ventilation available D charges', async () => {
     const c = await charger();
     await c.sim('ev', { ventilation: true });
     await c.act('plug');
     await c.tag(KNOWN);
     await c.act('charge');
-    expect(await c.state()).toMatchObject({ systemState: 'error', type2State: 'd' });
+    const suspended = await c.state();
+    expect(suspended).toMatchObject({ systemState: 'error', ocppState: 'suspendedevse', type2State: 'd', transaction: { transactionId: expect.any(String) } });
     expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CP_STATE_D_NO_VENTILATION']);
-    expect((await c.view()).plant.contactorClosed).toBe(false);
+    expect((await c.view()).plant).toMatchObject({ contactorClosed: false, cableLocked: true });
     await c.settings({ ventilationAvailable: true });
-    await c.tag(KNOWN);
-    expect(await c.state()).toMatchObject({ systemState: 'charging', type2State: 'd' });
+    expect(await c.state()).toMatchObject({ systemState: 'charging', type2State: 'd', transaction: { transactionId: suspended.transaction.transactionId } });
     expect((await c.view()).plant.contactorClosed).toBe(true);
+  });
+
+  it('a brief overheat while charging suspends the transaction and charging resumes by itself; the session tag still ends it', async () => {
+    const c = await charger();
+    await charging(c);
+    const id = (await c.state()).transaction.transactionId;
+    await c.sim('temperature', { celsius: 90 });
+    await c.step(1000);
+    expect(brief(await c.state())).toEqual(['error', 'suspendedevse', 'authorized_for_charging']);
+    await c.sim('temperature', { celsius: 25 });
+    await c.step(1000);
+    expect(await c.state()).toMatchObject({ systemState: 'charging', transaction: { transactionId: id } });
+    expect((await c.view()).plant.contactorClosed).toBe(true);
+    // Suspended again, the driver may end the session with the card.
+    await c.sim('temperature', { celsius: 90 });
+    await c.step(1000);
+    await c.tag(KNOWN);
+    expect(brief(await c.state())).toEqual(['finished', 'finishing', 'not_authorized_for_charging']);
+    const [done] = (await c.api('GET', '/v1/transactions')).json;
+    expect(done.transactionId).toBe(id);
+    expect((await c.h.controller.database.db.select().from(transactionsTable))[0]!.stopReason).toBe('Local');
+  });
+
+  it('an unsafe fault during a transaction ends it: a welded contactor', async () => {
+    const c = await charger();
+    await charging(c);
+    await c.sim('fault', { fault: 'contactor-welded' });
+    await c.act('pause');
+    await c.step(1000);
+    expect(brief(await c.state())).toEqual(['error', 'faulted', 'not_authorized_for_charging']);
+    expect((await c.state()).transaction).toBeUndefined();
+    expect((await c.h.controller.database.db.select().from(transactionsTable))[0]!.stopReason).toBe('Other');
   });
 
   it('a welded contactor is an error until it opens; a contactor that does not close is latched until unplug', async () => {
