@@ -4,6 +4,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import * as v from 'valibot';
 import type { Logger } from '../logger.js';
 import type { CoreInit, CoreLocal } from './run.js';
+import { createSilenceWatch } from './liveness.js';
 import { FromCoreSchema, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, type CoreStart, type FromCore, type ToCore } from './protocol.js';
 
 /** Exit code of a controller whose charge-point core died or stopped answering (a supervisor restarts it). */
@@ -102,13 +103,13 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
     };
   }
 
-  let lastFromCore = performance.now();
+  const core = createSilenceWatch(HEARTBEAT_MS, LIVENESS_TIMEOUT_MS);
   let nextId = 1;
   const pending = new Map<number, (reply: Reply) => void>();
   const waiting: { hardware?: { resolve(): void; reject(e: Error): void }; ready?: { resolve(): void; reject(e: Error): void } } = {};
 
   handlers.push((raw) => {
-    lastFromCore = performance.now();
+    core.heard();
     const parsed = v.safeParse(FromCoreSchema, raw);
     if (!parsed.success) {
       logger.error({ issues: v.flatten(parsed.issues) }, 'refused a malformed message from the charge-point core');
@@ -141,8 +142,8 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
   const heartbeat = setInterval(() => {
     if (!watch || !watching) return;
     post({ type: 'heartbeat' });
-    const silent = performance.now() - lastFromCore;
-    if (silent > LIVENESS_TIMEOUT_MS) loseCore(`it sent nothing for ${Math.round(silent)} ms`);
+    const silent = core.silence();
+    if (silent !== undefined) loseCore(`it sent nothing for ${Math.round(silent)} ms`);
   }, HEARTBEAT_MS);
   heartbeat.unref();
 
@@ -166,10 +167,9 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
   return {
     async start(start) {
       const ready = new Promise<void>((resolve, reject) => (waiting.ready = { resolve, reject }));
-      lastFromCore = performance.now();
       post({ type: 'start', start });
       await ready;
-      lastFromCore = performance.now();
+      core.reset();
       watching = true;
     },
     send: (message) => post(message),

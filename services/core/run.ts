@@ -10,6 +10,7 @@ import { realClock, type Clock } from '../clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
 import { createLoopDelayMonitor } from '../loop-delay.js';
 import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,
   HEARTBEAT_MS,
@@ -78,7 +79,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
 
   let running: Running | undefined;
   let starting = false;
-  let lastFromMain = performance.now();
+  const main = createSilenceWatch(HEARTBEAT_MS, LIVENESS_TIMEOUT_MS);
   let livenessTimer: NodeJS.Timeout | undefined;
   const loop = init.watchMain ? createLoopDelayMonitor() : undefined;
 
@@ -97,16 +98,16 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
 
   const startLiveness = () => {
     if (!init.watchMain || livenessTimer) return;
-    lastFromMain = performance.now();
+    main.reset();
     livenessTimer = setInterval(() => {
-      const silent = performance.now() - lastFromMain;
-      if (silent > LIVENESS_TIMEOUT_MS) mainLost(silent);
+      const silent = main.silence();
+      if (silent !== undefined) mainLost(silent);
       else post({ type: 'heartbeat', loop: loop!.window() });
     }, HEARTBEAT_MS);
   };
 
   port.on('message', (raw: unknown) => {
-    lastFromMain = performance.now();
+    main.heard();
     const parsed = v.safeParse(ToCoreSchema, raw);
     if (!parsed.success) {
       log.error({ issues: v.flatten(parsed.issues) }, 'the charge-point core refused a malformed message');

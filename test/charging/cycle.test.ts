@@ -401,8 +401,15 @@ describe('faults and unavailability from every state', () => {
       await c.sim('temperature', { celsius: 74 });
       await c.step(1000);
       expect((await c.state()).systemState).not.toBe('error');
-      // The suspended transaction resumes by itself, the same one; a fault outside a transaction returns by the vehicle's presence.
-      if (suspends) expect(await c.state()).toMatchObject({ systemState: before.systemState, ocppState: before.ocppState, transaction: { transactionId: before.transaction.transactionId } });
+      // The suspended transaction resumes by itself, the same one (a paused EV's as ready: it has not asked for energy
+      // since); a fault outside a transaction returns by the vehicle's presence.
+      if (suspends) {
+        expect(await c.state()).toMatchObject({
+          systemState: name === 'evPaused' ? 'connected' : before.systemState,
+          ocppState: before.ocppState,
+          transaction: { transactionId: before.transaction.transactionId },
+        });
+      }
       await c.settings({ chargingEnabled: false });
       expect(brief(await c.state())).toEqual(['unavailable', 'unavailable', 'not_authorized_for_charging']);
       expect((await c.view()).hmi).toBe('Unavailable');
@@ -494,14 +501,45 @@ describe('faults and unavailability from every state', () => {
     await c.step(1000);
     expect(await c.state()).toMatchObject({ systemState: 'charging', transaction: { transactionId: id } });
     expect((await c.view()).plant.contactorClosed).toBe(true);
-    // Suspended again, the driver may end the session with the card.
+    // Suspended again, the driver may end the session with the card; the fault stays until the station cools down.
     await c.sim('temperature', { celsius: 90 });
     await c.step(1000);
     await c.tag(KNOWN);
-    expect(brief(await c.state())).toEqual(['finished', 'finishing', 'not_authorized_for_charging']);
+    expect(brief(await c.state())).toEqual(['error', 'faulted', 'not_authorized_for_charging']);
+    expect((await c.state()).transaction).toBeUndefined();
+    await c.sim('temperature', { celsius: 25 });
+    await c.step(1000);
+    expect(brief(await c.state())).toEqual(['wait_for_auth', 'preparing', 'wait_for_auth']);
     const [done] = (await c.api('GET', '/v1/transactions')).json;
     expect(done.transactionId).toBe(id);
     expect((await c.h.controller.database.db.select().from(transactionsTable))[0]!.stopReason).toBe('Local');
+  });
+
+  it('CP error E ends the transaction from every state of it, suspended included; disabling ends a suspended one (the fault then shows)', async () => {
+    for (const name of [...IN_TRANSACTION, 'suspended']) {
+      const c = await charger();
+      if (name === 'suspended') {
+        await charging(c);
+        await c.sim('temperature', { celsius: 85 });
+        await c.step(1000);
+        expect((await c.state()).ocppState, name).toBe('suspendedevse');
+      } else await REACH[name]!(c);
+      await c.sim('fault', { fault: 'cp-short' });
+      await c.step(50);
+      expect(brief(await c.state()), name).toEqual(['error', 'faulted', 'not_authorized_for_charging']);
+      expect((await c.view()).plant, name).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: false });
+      expect((await c.h.controller.database.db.select().from(transactionsTable))[0]!.stopReason, name).toBe('Other');
+    }
+    const c = await charger();
+    await charging(c);
+    await c.sim('temperature', { celsius: 85 });
+    await c.step(1000);
+    await c.settings({ chargingEnabled: false });
+    expect(brief(await c.state())).toEqual(['error', 'faulted', 'not_authorized_for_charging']);
+    expect((await c.state()).transaction).toBeUndefined();
+    await c.sim('temperature', { celsius: 25 });
+    await c.step(1000);
+    expect(brief(await c.state())).toEqual(['unavailable', 'unavailable', 'not_authorized_for_charging']);
   });
 
   it('an unsafe fault during a transaction ends it: a welded contactor', async () => {

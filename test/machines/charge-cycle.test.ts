@@ -78,18 +78,38 @@ describe('charge cycle machine', () => {
     expect(m.system()).toBe('charging');
   });
 
-  it('faults stop the transaction and recover by the vehicle presence', () => {
+  it('a recoverable fault suspends the transaction, which resumes when it clears; an unsafe one ends it', () => {
     const m = start({ pilot: 'b', settings: { freeCharging: true } });
     m.pilot('c');
     m.send({ type: 'FAULT', fault: 'overtemperature', active: true });
-    expect([m.system(), m.ocpp(), m.has('contactor'), m.has('locked')]).toEqual(['error', 'faulted', false, false]);
+    expect([m.system(), m.ocpp(), m.has('contactor'), m.has('pwm'), m.has('locked')]).toEqual(['error', 'suspendedevse', false, false, true]);
     m.send({ type: 'FAULT', fault: 'overtemperature', active: false });
     expect(m.system()).toBe('charging');
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: true });
+    m.send({ type: 'FAULT', fault: 'contactor-welded', active: true });
+    expect([m.system(), m.ocpp(), m.has('locked')]).toEqual(['error', 'faulted', false]);
+    m.send({ type: 'FAULT', fault: 'contactor-welded', active: false });
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: false });
     m.pilot('e');
-    expect(m.system()).toBe('error');
+    expect([m.system(), m.ocpp()]).toEqual(['error', 'faulted']);
     m.pilot('a');
     expect(m.system()).toBe('idle');
     expect(m.effects).toEqual(['start free', 'stop Other', 'start free', 'stop Other']);
+  });
+
+  it('a fault clearing after a pilot change resumes by the pilot; disabling ends a suspended transaction (the fault wins)', () => {
+    const m = start({ pilot: 'b', settings: { freeCharging: true } });
+    m.pilot('c');
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: true });
+    m.pilot('b');
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: false });
+    expect([m.system(), m.ocpp(), m.has('pwm')]).toEqual(['connected', 'suspendedev', true]);
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: true });
+    m.send({ type: 'SETTINGS', settings: { chargingEnabled: false } });
+    expect(m.system()).toBe('error');
+    m.send({ type: 'FAULT', fault: 'overtemperature', active: false });
+    expect(m.system()).toBe('unavailable');
+    expect(m.effects).toEqual(['start free', 'stop Other']);
   });
 
   it('authorization before plug-in expires after auth_timeout', () => {
