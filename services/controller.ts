@@ -164,7 +164,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector }).fetch, logger);
+  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector, clock }).fetch, logger);
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;

@@ -68,3 +68,39 @@ test('an internal fault (the database gone) answers 500 OperationFailed, is logg
     await broken.stop();
   }
 });
+
+test('JSON arrays of any length the body limit admits (123,000 to 1,000,000 elements) are handled: 400, not 500', async () => {
+  for (const length of [123_000, 400_000, 1_000_000]) {
+    const elements = `[${Array.from({ length }, () => '0').join(',')}]`;
+    expect(elements.length).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+    for (const [method, path] of [['POST', '/v1/map'], ['POST', '/v1/users'], ['POST', '/v1/whitelist'], ['PATCH', '/v1/settings']] as const) {
+      const res = await ctx.h.http(method, path, { session: ctx.session, rawBody: elements });
+      expect([length, path, res.status, res.json]).toEqual([length, path, 400, FAILED]);
+    }
+    // As many values inside the request's shape reach validation and are refused there.
+    const tags = `{"type":"local","command":"add","tags":[${Array.from({ length: length / 10 }, () => '{"id":"x"}').join(',')}]}`;
+    const res = await ctx.h.http('POST', '/v1/whitelist', { session: ctx.session, rawBody: tags });
+    expect([length, res.status, res.json]).toEqual([length, 400, FAILED]);
+  }
+  expect((await ctx.h.http('GET', '/v1/map', { session: ctx.session })).json).toEqual({});
+});
+
+test('a body that is not valid UTF-8 is refused with 400 and stores nothing (login: 1007)', async () => {
+  const before = (await ctx.h.http('GET', '/v1/users', { session: ctx.session })).json;
+  for (const bytes of [
+    Buffer.from('{"userName":"\xff"}', 'latin1'), // a byte that never occurs in UTF-8
+    Buffer.from([...Buffer.from('{"userName":"'), 0xc0, 0xaf, ...Buffer.from('"}')]), // an overlong encoding of "/"
+    Buffer.from([...Buffer.from('{"userName":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')]), // an encoded surrogate
+    Buffer.from([...Buffer.from('{"userName":"ab'), 0xe2, 0x82, ...Buffer.from('"}')]), // a truncated sequence
+  ]) {
+    const res = await ctx.h.http('POST', '/v1/users', { session: ctx.session, rawBody: bytes });
+    expect([bytes.toString('hex'), res.status, res.json]).toEqual([bytes.toString('hex'), 400, FAILED]);
+    expect(res.json.cause).toMatch(/UTF-8/);
+  }
+  expect((await ctx.h.http('GET', '/v1/users', { session: ctx.session })).json).toEqual(before);
+  const map = await ctx.h.http('POST', '/v1/map', { session: ctx.session, rawBody: Buffer.from('{"k":"\xfe"}', 'latin1') });
+  expect([map.status, map.json]).toEqual([400, FAILED]);
+  expect((await ctx.h.http('GET', '/v1/map', { session: ctx.session })).json).toEqual({});
+  const login = await ctx.h.http('POST', '/v1/login', { rawBody: Buffer.from(`{"username":"\xff","password":"${'0'.repeat(64)}"}`, 'latin1') });
+  expect([login.status, login.json]).toEqual([400, { logged_in: false, message: expect.any(String), code: 1007 }]);
+});
