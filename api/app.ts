@@ -150,7 +150,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {
     try {
-      if (c.req.path.startsWith('/v1/')) requireSession(c);
+      if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) requireSession(c);
       throw notFound(`No endpoint ${c.req.path}; see the API overview in the README`);
     } catch (err) {
       return respond(err, c);

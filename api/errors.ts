@@ -34,6 +34,12 @@ export const STATUS_OF: Record<FailureKind, 400 | 404 | 409 | 500> = { invalid: 
 /** The request log's status of a request whose client went away before its body arrived (nginx's 499). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
+/** OperationFailed (spec 2.1) as JSON text, for answers written outside the app (the HTTP server's own refusals). */
+export const operationFailedText = (cause: string) => JSON.stringify({ success: false, cause });
+
+/** The cause of every 500: it reveals nothing internal. */
+export const INTERNAL_ERROR_CAUSE = 'Internal error: the controller could not complete the request; it has logged the details';
+
 /** OperationFailed (spec 2.1). */
 export const operationFailed = (c: Context, status: 400 | 404 | 409 | 500, cause: string) =>
   c.json({ success: false as const, cause }, status);
@@ -59,5 +65,5 @@ export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unk
   }
   if (err instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
   logUnexpected(err);
-  return operationFailed(c, 500, 'Internal error: the controller could not complete the request; it has logged the details');
+  return operationFailed(c, 500, INTERNAL_ERROR_CAUSE);
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { expect, test } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../api/body.js';
 import { FAILED, startHarness, useLoggedInController } from '../harness.js';
@@ -103,4 +104,47 @@ test('a body that is not valid UTF-8 is refused with 400 and stores nothing (log
   expect((await ctx.h.http('GET', '/v1/map', { session: ctx.session })).json).toEqual({});
   const login = await ctx.h.http('POST', '/v1/login', { rawBody: Buffer.from(`{"username":"\xff","password":"${'0'.repeat(64)}"}`, 'latin1') });
   expect([login.status, login.json]).toEqual([400, { logged_in: false, message: expect.any(String), code: 1007 }]);
+});
+
+/** Sends raw bytes on a fresh connection and answers status, headers and body of the reply. */
+function rawHttp(port: number, text: string): Promise<{ status: number; head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const reply = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = reply.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), head, body });
+    });
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
+
+test('requests refused before routing (bad or missing Host, a backslash in the path, "*") answer 400 OperationFailed JSON', async () => {
+  for (const request of [
+    'GET /v1/system_state HTTP/1.1\r\nHost: bad host\r\n',
+    'GET /v1/system_state HTTP/1.1\r\nHost: exa_mple.com:99999\r\n',
+    'GET /v1/system_state HTTP/1.1\r\n',
+    'GET /v1/system_state HTTP/1.0\r\n',
+    'GET /v1\\system_state HTTP/1.1\r\nHost: localhost\r\n',
+    'OPTIONS * HTTP/1.1\r\nHost: localhost\r\n',
+    'GET * HTTP/1.1\r\nHost: localhost\r\n',
+  ]) {
+    const res = await rawHttp(ctx.h.controller.port, `${request}Connection: close\r\n\r\n`);
+    expect([request, res.status]).toEqual([request, 400]);
+    expect(res.head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect([request, JSON.parse(res.body)]).toEqual([request, FAILED]);
+  }
+  expect((await ctx.h.http('GET', '/v1/system_state', { session: ctx.session })).status).toBe(200);
+});
+
+test('bare /v1 and /v1/ answer 401 without a session (like every /v1 path) and 404 with one', async () => {
+  for (const path of ['/v1', '/v1/', '/v1?x=1']) {
+    const anonymous = await ctx.h.http('GET', path);
+    expect([path, anonymous.status, anonymous.json]).toEqual([path, 401, { logged_in: false, message: expect.any(String), code: 1002 }]);
+    const known = await ctx.h.http('GET', path, { session: ctx.session });
+    expect([path, known.status, known.json]).toEqual([path, 404, FAILED]);
+  }
 });
