@@ -114,6 +114,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // A transaction a power loss left active is completed with its last checkpoint before anything else runs.
   const interrupted = await services.transactions.closeInterrupted();
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
+  for (const entry of await services.whitelist.takeRemovedDuplicates()) {
+    logger.warn(entry, `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`);
+  }
 
   const settings = await createSettings(database, { now, computed: () => computedValues(now) });
 
