@@ -20,7 +20,7 @@ import { applySettings, chargeSettingsOf, computedValues, createSettings, type S
 import type { Config } from './config.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createNfcService, type NfcService } from './nfc.js';
-import type { Logger } from './logger.js';
+import { createLogLevel, type Logger } from './logger.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
@@ -163,8 +163,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
     pairing: root.system.get('pairing') as PairingActor,
   });
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock);
-  applySettings(settings, { charging, logger, nfc });
-  settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
+  const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
+  applySettings(settings, { charging, logLevel, nfc });
+  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector, clock }).fetch, logger);
