@@ -141,7 +141,7 @@ describe('request log line', () => {
 
 describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, and the log says which applies', () => {
   /** Sets LogLevel as an installer (the role that may change it); answers the log lines written from then on. */
-  async function setLogLevel(h: Awaited<ReturnType<typeof startHarness>>, value: string): Promise<unknown[]> {
+  async function setLogLevel(h: Awaited<ReturnType<typeof startHarness>>, value: number): Promise<unknown[]> {
     await h.controller.accounts.set('installer-1', 'installer', 'installer-secret-1');
     const session = await h.login('installer-1', 'installer-secret-1');
     const from = h.logs.length;
