@@ -162,7 +162,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     chargeCycle: root.system.get('chargeCycle') as ChargeCycleActor,
     pairing: root.system.get('pairing') as PairingActor,
   });
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock);
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
   applySettings(settings, { charging, logLevel, nfc });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));

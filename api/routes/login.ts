@@ -20,7 +20,7 @@ const PROBLEM_CODES: Record<BodyProblem, { code: 1007 | 1008 | 1011 | 1012; ownM
 /** Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. */
 export function loginRoutes(router: Router, { sessions }: AppDeps): void {
   router.resource('/v1/login', {
-    GET: (c) => c.json({ token: sessions.issueToken() }),
+    GET: (c) => c.json({ token: sessions.issueToken(clientAddress(c)) }),
     POST: async (c) => {
       const body = await readJson(c);
       if (!body.ok) {
