@@ -1,11 +1,8 @@
 import * as v from 'valibot';
 import { clientAddress, type AppDeps, type Router } from '../app.js';
-import { PUBLIC_BODY_LIMIT_BYTES, readJson, type BodyProblem } from '../body.js';
+import { readJson, type BodyProblem } from '../body.js';
 import { noContent, SessionError } from '../errors.js';
 import { Login } from '../schemas.js';
-
-/** Login bodies are two short strings; anything larger is refused with 1011 (the limit of every public body). */
-export const LOGIN_BODY_LIMIT_BYTES = PUBLIC_BODY_LIMIT_BYTES;
 
 /** The spec 7.2 code of each body problem; the body's own description where the code's message would not say it. */
 const PROBLEM_CODES: Record<BodyProblem, { code: 1007 | 1008 | 1011 | 1012; ownMessage?: true }> = {
@@ -17,7 +14,10 @@ const PROBLEM_CODES: Record<BodyProblem, { code: 1007 | 1008 | 1011 | 1012; ownM
   busy: { code: 1011, ownMessage: true },
 };
 
-/** Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. */
+/**
+ * Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. Login bodies are two short strings: the
+ * limit of every public body (PUBLIC_BODY_LIMIT_BYTES, 4 KiB) applies; larger ones are refused with 1011.
+ */
 export function loginRoutes(router: Router, { sessions }: AppDeps): void {
   router.resource('/v1/login', {
     GET: (c) => c.json({ token: sessions.issueToken(clientAddress(c)) }),
