@@ -1,8 +1,9 @@
 import { METHODS, type IncomingMessage } from 'node:http';
 import { Hono, type Context, type Handler } from 'hono';
 import type { Session } from '../machines/session.js';
-import type { SimulatedPlant } from '../drivers/index.js';
 import type { ChargingService } from '../services/charging.js';
+import type { Metrics } from '../services/metrics.js';
+import type { Simulator } from '../services/simulator.js';
 import type { KeyValueStore } from '../services/kv-store.js';
 import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
@@ -19,6 +20,7 @@ import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { settingsRoutes } from './routes/settings.js';
 import { inspectRoutes } from './routes/inspect.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { simRoutes } from './routes/sim.js';
 import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
@@ -35,8 +37,11 @@ export interface AppDeps {
   charging: ChargingService;
   settings: Settings;
   dashboard: Dashboard;
-  /** The simulated plant: present with HARDWARE=sim only, and so are the /sim routes. */
-  plant?: SimulatedPlant | undefined;
+  /** The simulated world: present with HARDWARE=sim only, and so are the /sim routes. */
+  simulator?: Simulator | undefined;
+  /** Served at /metrics (loopback, or with METRICS_TOKEN as bearer token). */
+  metrics?: Metrics | undefined;
+  metricsToken?: string | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
   logger: Logger;
@@ -144,7 +149,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
-  if (deps.plant) mountPublic(app, withPublicIntake, (sim) => simRoutes(sim, deps.plant!, deps.charging));
+  if (deps.simulator) mountPublic(app, withPublicIntake, (sim) => simRoutes(sim, deps.simulator!, deps.charging));
+  if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).

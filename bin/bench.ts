@@ -25,24 +25,41 @@
  * table; exits 0 when every target passes, 1 otherwise (also on any failure of the bench itself). With BENCH_DEBUG
  * set, every round's requests per second and server CPU per request go to stderr as well.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { loginProof } from '../machines/secrets.js';
 import { benchNfc, NFC_BAUD } from './bench-nfc.js';
+import { benchSafety, SAFETY_WATCHDOG_MS } from './bench-safety.js';
+import {
+  children,
+  freePort,
+  getJson,
+  HOST,
+  Latencies,
+  loadAutocannon,
+  login,
+  median,
+  PASSWORD,
+  printTable,
+  rssMB,
+  spawnChild,
+  startCommand,
+  stopProcess,
+  type Autocannon,
+  type AutocannonResult,
+  type Child,
+  type Row,
+} from './bench-tools.js';
 
-const HOST = '127.0.0.1';
 const BARE_FLAG = '--bare';
 /** `npm run bench -- --nfc`: only the NFC round trips (bin/bench-nfc.ts). */
 const NFC_FLAG = '--nfc';
-const PASSWORD = 'bench-operator-password';
+/** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/bench-safety.ts). */
+const SAFETY_FLAG = '--safety';
 const PATH = '/v1/system_state';
 
 const STARTS = 5;
@@ -65,78 +82,12 @@ const SOAK_S = 30;
  */
 const IDLE_S = 12;
 const RSS_SAMPLE_MS = 100;
-const LISTEN_TIMEOUT_MS = 10_000;
-const STOP_TIMEOUT_MS = 5_000;
 /** Above this (cores, on average), other processes on the machine disturbed a load run: the report says so. */
 const OTHER_CPU_WARN_CORES = 0.1;
 /** Hard stop of the whole bench, whatever hangs. */
 const WATCHDOG_MS = 300_000;
 
 const TARGET = { startMs: 1000, rssMB: 90, ratio: 0.8, p99Ms: 5 } as const;
-
-// ---- autocannon (ships no types; a module augmentation of an untyped package is not allowed, so require it) ----
-
-/** The parts of an autocannon histogram summary used here (requests per second). */
-interface Histogram {
-  average: number;
-  stddev: number;
-  min: number;
-  max: number;
-  p50: number;
-  p90: number;
-  p99: number;
-}
-
-interface AutocannonOptions {
-  url: string;
-  connections: number;
-  /** Seconds. */
-  duration: number;
-  headers?: Record<string, string>;
-}
-
-interface AutocannonResult {
-  requests: Histogram;
-  /** Seconds. */
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-
-/** A running autocannon instance: its result, and an event for every response (latency in ms). */
-type AutocannonRun = PromiseLike<AutocannonResult> & {
-  on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): unknown;
-};
-type Autocannon = (opts: AutocannonOptions) => AutocannonRun;
-
-/** Response latencies across several runs, in buckets of 10 µs up to 1 s (autocannon's own summary is per run, in whole ms). */
-class Latencies {
-  static readonly BUCKET_MS = 0.01;
-  readonly #counts = new Uint32Array(100_001);
-  #total = 0;
-
-  record(ms: number): void {
-    this.#counts[Math.min(this.#counts.length - 1, Math.floor(ms / Latencies.BUCKET_MS))]!++;
-    this.#total++;
-  }
-
-  /** The latency (upper edge of its bucket, ms) below which fraction `p` of the responses fall. */
-  percentile(p: number): number {
-    const rank = Math.ceil(p * this.#total);
-    let seen = 0;
-    for (let i = 0; i < this.#counts.length; i++) {
-      seen += this.#counts[i]!;
-      if (seen >= rank) return (i + 1) * Latencies.BUCKET_MS;
-    }
-    return Infinity;
-  }
-}
-
-const require = createRequire(import.meta.url);
-const loadAutocannon = (): Autocannon => require('autocannon') as Autocannon;
 
 // ---- bare server mode ----
 
@@ -163,156 +114,6 @@ async function runBareServer(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ msg: `listening on http://${HOST}:${info.port}` })}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));
-}
-
-// ---- child processes ----
-
-interface Child {
-  readonly pid: number;
-  /** Milliseconds from spawn to the "listening on" line; rejects on timeout or early exit. */
-  readonly listening: Promise<number>;
-  /** Lines the child wrote to stdout so far. */
-  lines(): number;
-  /** SIGTERM, then SIGKILL after STOP_TIMEOUT_MS; resolves once the process exited. */
-  stop(): Promise<void>;
-}
-
-const children = new Set<ChildProcess>();
-
-function isListeningLine(line: string): boolean {
-  try {
-    const msg = (JSON.parse(line) as { msg?: unknown }).msg;
-    return typeof msg === 'string' && msg.startsWith('listening on');
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `npm start`'s command line, from package.json (`node [options] <entry>`): the Node options and the entry script,
- * so the bench runs the controller exactly as `npm start` does (the memory settings included).
- */
-function startCommand(): { nodeOptions: string[]; entry: string } {
-  const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
-  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const [command, ...words] = (scripts.start ?? '').trim().split(/\s+/);
-  const entryAt = words.findIndex((w) => !w.startsWith('-'));
-  if (command !== 'node' || entryAt < 0) throw new Error(`package.json scripts.start is not "node [options] <entry>": ${scripts.start}`);
-  return { nodeOptions: words.slice(0, entryAt), entry: join(root, words[entryAt]!) };
-}
-
-/** Spawns `node ...nodeArgs` with exactly `env`, draining and counting its stdout lines. */
-function spawnChild(name: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Child {
-  const started = performance.now();
-  const proc = spawn(process.execPath, nodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let spawnError: Error | undefined;
-  const exited = new Promise<void>((resolve) => {
-    proc.once('error', (err) => {
-      spawnError = err;
-      resolve();
-    });
-    proc.once('exit', () => {
-      children.delete(proc);
-      resolve();
-    });
-  });
-  if (proc.pid === undefined) throw new Error(`${name}: spawn failed`);
-  children.add(proc);
-
-  let lineCount = 0;
-  let partial: string | null = ''; // only kept until the "listening" line was seen; afterwards lines are just counted
-  let stderrTail = '';
-  let onListening: (ms: number) => void = () => undefined;
-
-  proc.stdout!.on('data', (chunk: Buffer) => {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lineCount++;
-    if (partial === null) return;
-    const text = partial + chunk.toString('utf8');
-    const lines = text.split('\n');
-    partial = lines.pop() ?? '';
-    if (lines.some(isListeningLine)) {
-      onListening(performance.now() - started);
-      partial = null;
-    }
-  });
-  proc.stderr!.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
-  });
-
-  const listening = new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no "listening on" line within ${LISTEN_TIMEOUT_MS} ms`)), LISTEN_TIMEOUT_MS);
-    onListening = (ms) => {
-      clearTimeout(timer);
-      resolve(ms);
-    };
-    void exited.then(() => {
-      clearTimeout(timer);
-      const why = spawnError ? spawnError.message : `exited (code ${proc.exitCode}, signal ${proc.signalCode})`;
-      reject(new Error(`${name}: ${why} before listening${stderrTail ? `:\n${stderrTail}` : ''}`));
-    });
-  });
-  listening.catch(() => undefined); // observed by the caller; avoid an unhandled rejection after a stop
-
-  return {
-    pid: proc.pid,
-    listening,
-    lines: () => lineCount,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-/** A port that was free a moment ago on HOST. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Resident memory of `pid` in MB (10^6 bytes), from /proc/<pid>/status. */
-function rssMB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
-  return (Number(match[1]) * 1024) / 1e6;
-}
-
-// ---- HTTP ----
-
-async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; text: string; json: unknown }> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(5000) });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
-}
-
-/** Logs in as the operator (spec 5 item 3); returns the session id. */
-async function login(base: string): Promise<string> {
-  const { json: tokenJson } = await getJson(`${base}/v1/login`);
-  const token = (tokenJson as { token?: unknown } | undefined)?.token;
-  if (typeof token !== 'string') throw new Error('GET /v1/login gave no token');
-  const res = await getJson(`${base}/v1/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'operator', password: loginProof(PASSWORD, token) }),
-  });
-  const id = (res.json as { session?: { id?: unknown } } | undefined)?.session?.id;
-  if (res.status !== 200 || typeof id !== 'string') throw new Error(`login failed: ${res.status} ${res.text}`);
-  return id;
 }
 
 /** A server under test and what its load rounds measured. */
@@ -369,31 +170,6 @@ async function loadRounds(autocannon: Autocannon, targets: Target[]): Promise<vo
 const total = (results: AutocannonResult[], key: '2xx' | 'non2xx' | 'errors'): number => results.reduce((sum, r) => sum + r[key], 0);
 /** Requests per second over all rounds. */
 const rate = (t: Target): number => t.rounds.reduce((sum, r) => sum + r['2xx'] + r.non2xx, 0) / t.rounds.reduce((sum, r) => sum + r.duration, 0);
-
-// ---- report ----
-
-interface Row {
-  figure: string;
-  measured: string;
-  target?: string;
-  pass?: boolean;
-}
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
-function printTable(rows: Row[]): void {
-  const cells = rows.map((r) => [r.figure, r.measured, r.target ?? '', r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'FAIL']);
-  const head = ['figure', 'measured', 'target', 'result'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 1 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const c of cells) console.log(line(c));
-}
 
 // ---- main ----
 
@@ -569,7 +345,7 @@ async function mainNfc(): Promise<void> {
   process.exit(ok ? 0 : 1);
 }
 
-async function main(): Promise<void> {
+async function main(run: (root: string) => Promise<boolean>, watchdogMs = WATCHDOG_MS): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'cc-bench-'));
   const emergencyStop = (why: string, code: number) => {
     process.stderr.write(`bench: ${why}; killing the children\n`);
@@ -577,12 +353,12 @@ async function main(): Promise<void> {
     rmSync(root, { recursive: true, force: true });
     process.exit(code);
   };
-  setTimeout(() => emergencyStop(`still running after ${WATCHDOG_MS / 1000} s`, 1), WATCHDOG_MS).unref();
+  setTimeout(() => emergencyStop(`still running after ${watchdogMs / 1000} s`, 1), watchdogMs).unref();
   process.once('SIGINT', () => emergencyStop('interrupted', 130));
 
   let ok = false;
   try {
-    ok = await bench(root);
+    ok = await run(root);
   } catch (err) {
     process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
   } finally {
@@ -592,19 +368,8 @@ async function main(): Promise<void> {
   process.exit(ok ? 0 : 1);
 }
 
-/** SIGTERM, SIGKILL after STOP_TIMEOUT_MS; for the clean-up of children left over after a failure. */
-function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    proc.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.kill('SIGTERM');
-  });
-}
 
 if (process.argv[2] === BARE_FLAG) await runBareServer();
 else if (process.argv[2] === NFC_FLAG) await mainNfc();
-else void main();
+else if (process.argv[2] === SAFETY_FLAG) void main(benchSafety, SAFETY_WATCHDOG_MS);
+else void main(bench);

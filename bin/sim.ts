@@ -18,8 +18,12 @@ const USAGE = `usage: npm run sim -- <command>
   clear <kind>           clear a fault
   temp <celsius>         set the temperature the sensor reads
   ev-max <amps>          the EV's own current limit
+  ev-alternate <ms>|0    the EV switches between C and B every <ms> on its own (0: off)
   ventilation on|off     the EV asks for ventilation (CP D instead of C)
-  limit <amps>|none      load-management current limit`;
+  limit <amps>|none      load-management current limit
+
+Each command prints the state once the charge point has taken it in (a CP change after its debounce, a tag after
+its read: accepted, refused or paired, as the buzzer said).`;
 
 type Call = { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: unknown };
 
@@ -59,6 +63,8 @@ function callFor(args: string[]): Call {
       return { method: 'POST', path: '/sim/temperature', body: { celsius: number(arg, 'the temperature') } };
     case 'ev-max':
       return { method: 'POST', path: '/sim/ev', body: { maxCurrentA: number(arg, 'the current') } };
+    case 'ev-alternate':
+      return { method: 'POST', path: '/sim/ev', body: { alternateMs: number(arg, 'the switching period') } };
     case 'ventilation':
       if (arg !== 'on' && arg !== 'off') throw new Error('ventilation needs on or off');
       return { method: 'POST', path: '/sim/ev', body: { ventilation: arg === 'on' } };
@@ -70,11 +76,48 @@ function callFor(args: string[]): Call {
 }
 
 interface View {
-  plant: { vehicle: string; pilotLevel: string; pwmCurrentA: number | null; contactorClosed: boolean; cableLocked: boolean; energyWh: number; powerW: number; temperatureC: number; faults: string[] };
-  chargePoint: { systemState: string; ocppState: string; authState: string; transaction?: { consumption: number; power: number; transactionDuration?: number } };
+  plant: {
+    vehicle: string;
+    pilotLevel: string;
+    pwmCurrentA: number | null;
+    contactorClosed: boolean;
+    cableLocked: boolean;
+    energyWh: number;
+    powerW: number;
+    temperatureC: number;
+    faults: string[];
+    beeps: number;
+    lastBeep?: { count: number; ms: number };
+    alternateMs: number;
+  };
+  chargePoint: { systemState: string; ocppState: string; authState: string; type2State: string; ambientTemp?: number; transaction?: { consumption: number; power: number; transactionDuration?: number } };
   hmi: string;
   loadLimitA: number | null;
+  pairing: boolean;
   nfc?: { request: string; answer: string };
+}
+
+/** How long the CLI waits for the charge point to take a command in. */
+const SETTLE_TIMEOUT_MS = 2_000;
+
+/** What the buzzer said about a tag (one short beep: accepted; one long: refused; pairing: one or two beeps). */
+export function tagOutcome(before: View, after: View): string {
+  const beep = after.plant.lastBeep;
+  if (after.plant.beeps === before.plant.beeps || !beep) return 'tag read, no beep: ignored (another known tag while a transaction runs)';
+  if (before.pairing) return beep.count === 2 ? 'pairing: tag read, already whitelisted (two beeps)' : 'pairing: new tag read (one beep)';
+  return beep.ms >= 500 ? 'tag refused (one long beep)' : 'tag accepted (one short beep)';
+}
+
+/** Whether the charge point has taken a command in, judged from the view after it (undefined: nothing to wait for). */
+function takenIn(call: Call, before: View): ((v: View) => boolean) | undefined {
+  const path = call.path;
+  if (path === '/sim/tag' || path === '/sim/tap') return (v) => v.plant.beeps > before.plant.beeps;
+  if (path === '/sim/temperature') {
+    const celsius = (call.body as { celsius: number }).celsius;
+    return (v) => v.chargePoint.ambientTemp === Math.round(celsius * 10) / 10;
+  }
+  if (/^\/sim\/(plug|unplug|charge|pause|ev|fault)/.test(path)) return (v) => v.chargePoint.type2State === (v.plant.pilotLevel === 'f' ? 'e' : v.plant.pilotLevel);
+  return undefined;
 }
 
 function summary(v: View): string {
@@ -83,8 +126,9 @@ function summary(v: View): string {
   const lines = [
     `vehicle ${p.vehicle}, CP ${p.pilotLevel.toUpperCase()}, PWM ${p.pwmCurrentA === null ? 'off' : `${p.pwmCurrentA} A`}, contactor ${p.contactorClosed ? 'closed' : 'open'}, cable ${p.cableLocked ? 'locked' : 'unlocked'}`,
     `meter ${(p.energyWh / 1000).toFixed(3)} kWh, ${Math.round(p.powerW)} W; temperature ${p.temperatureC} °C; faults ${p.faults.length ? p.faults.join(', ') : 'none'}; load limit ${v.loadLimitA ?? 'none'}`,
-    `charge point ${c.systemState} / ${c.ocppState} / ${c.authState}; HMI ${v.hmi}`,
+    `charge point ${c.systemState} / ${c.ocppState} / ${c.authState}; HMI ${v.hmi}${v.pairing ? '; pairing mode on' : ''}`,
   ];
+  if (p.alternateMs > 0) lines.push(`the EV switches between C and B every ${p.alternateMs} ms`);
   if (c.transaction) lines.push(`transaction ${c.transaction.consumption} Wh, ${c.transaction.power} W, ${c.transaction.transactionDuration ?? 0} s`);
   return lines.join('\n');
 }
@@ -97,20 +141,37 @@ async function main(): Promise<void> {
   }
   const call = callFor(args);
   const base = process.env.SIM_URL ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
-  const init: RequestInit = { method: call.method };
-  if (call.body !== undefined) init.body = JSON.stringify(call.body);
-  if (call.body !== undefined) init.headers = { 'content-type': 'application/json' };
-  let res: Response;
-  try {
-    res = await fetch(`${base}${call.path}`, init);
-  } catch {
-    throw new Error(`no controller answers at ${base}: start it with npm start (HARDWARE=sim), or set SIM_URL`);
+  const send = async (c: Call): Promise<View> => {
+    const init: RequestInit = { method: c.method };
+    if (c.body !== undefined) init.body = JSON.stringify(c.body);
+    if (c.body !== undefined) init.headers = { 'content-type': 'application/json' };
+    let res: Response;
+    try {
+      res = await fetch(`${base}${c.path}`, init);
+    } catch {
+      throw new Error(`no controller answers at ${base}: start it with npm start (HARDWARE=sim), or set SIM_URL`);
+    }
+    const body = (await res.json().catch(() => undefined)) as (View & { cause?: string }) | undefined;
+    if (res.status === 404) throw new Error(`${base} has no simulator: is the controller running with HARDWARE=sim?`);
+    if (!res.ok || !body) throw new Error(body?.cause ?? `the controller answered ${res.status}`);
+    return body;
+  };
+  const status: Call = { method: 'GET', path: '/sim' };
+  const before = call.path === '/sim' ? undefined : await send(status);
+  let view = await send(call);
+  if (view.nfc) {
+    console.log(view.nfc.answer);
+    return;
   }
-  const body = (await res.json().catch(() => undefined)) as (View & { cause?: string }) | undefined;
-  if (res.status === 404) throw new Error(`${base} has no simulator: is the controller running with HARDWARE=sim?`);
-  if (!res.ok) throw new Error(body?.cause ?? `the controller answered ${res.status}`);
-  if (body?.nfc) console.log(body.nfc.answer);
-  else if (body) console.log(summary(body));
+  // The state once the charge point has taken the command in (a CP level after its debounce, a tag after its read).
+  const done = before && takenIn(call, before);
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  while (done && !done(view) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    view = await send(status);
+  }
+  if (before && (call.path === '/sim/tag' || call.path === '/sim/tap')) console.log(tagOutcome(before, view));
+  console.log(summary(view));
 }
 
 main().catch((err: unknown) => {

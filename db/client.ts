@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient as createFileClient, type Client } from '@libsql/client/sqlite3';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
@@ -26,12 +27,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface DatabaseOptions {
+  /**
+   * Fault injection (tests, `npm run bench -- --safety`): every committed write takes this many milliseconds longer,
+   * blocking the thread as a slow SD card's fsync does.
+   */
+  slowCommitMs?: number;
+}
+
+/** Blocks the calling thread for `ms` (the injected slow commit). */
+function blockFor(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Opens the database at `url` (`file:` path, or a `libsql://` / `http(s)://` / `ws(s)://` server), applies
  * migrations. The embedded file needs only libsql's local client; the remote clients (hrana over HTTP and WebSocket)
  * are loaded only for a server URL, which keeps 2–4 MB of resident memory out of the default process.
  */
-export async function openDatabase(url: string): Promise<Database> {
+export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<Database> {
   const isFile = url.startsWith('file:');
   const config = { url, timeout: BUSY_TIMEOUT_MS };
   const client: Client = isFile ? createFileClient(config) : (await import('@libsql/client')).createClient(config);
@@ -44,11 +58,19 @@ export async function openDatabase(url: string): Promise<Database> {
 
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
+  const slowCommitMs = options.slowCommitMs ?? 0;
   return {
     db,
     write(work) {
       if (closed) return Promise.reject(new Error('database is closed'));
-      const run = queue.then(() => db.transaction((tx) => work(tx)));
+      // Each write starts on a new turn of the event loop: timers (the heartbeat to the charge-point core) and I/O
+      // run between writes, however many are queued and however slow each commit is.
+      const run = queue.then(async () => {
+        await nextTurn();
+        const result = await db.transaction((tx) => work(tx));
+        if (slowCommitMs > 0) blockFor(slowCommitMs);
+        return result;
+      });
       queue = run.catch(() => undefined);
       return run;
     },

@@ -47,7 +47,7 @@ export const whitelist = sqliteTable(
 );
 
 /**
- * Whitelist entries removed by migration 0002 because their id was another entry's but for letter case (before,
+ * Whitelist entries removed by migration 0003 because their id was another entry's but for letter case (before,
  * both were kept, and revoking one left the card working under the other). The entry added first was kept
  * (`keptId`); each removed one is kept here with its data, and the controller logs it once at start (`reportedAt`).
  */
@@ -72,7 +72,11 @@ export const keyValues = sqliteTable('key_values', {
 /**
  * Charging transactions. `endedAt` is null while the transaction is active; the active row is checkpointed
  * (`meterLastWh`, `maxPowerW`, `checkpointedAt`) so that a power loss loses no completed data. Times are UTC
- * milliseconds. The partial index serves the range queries and the summary over completed transactions.
+ * milliseconds. Metering: `meterStartWh` is the first meter reading taken at or after the start (read at
+ * `meterStartAt`; null while the meter has not answered since the start, the registers then 0) and `meterLastWh` the
+ * last one counted (`meterLastAt`), so no energy from before the start is ever counted. The partial index on the
+ * start time (and the rowid, as every SQLite index) serves the range queries and the paged list over completed
+ * transactions, listed in the order they started, then in the order they were recorded.
  * `userId` has no foreign key: the history outlives the user.
  */
 export const transactions = sqliteTable(
@@ -85,13 +89,26 @@ export const transactions = sqliteTable(
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
     meterStartWh: integer('meter_start_wh').notNull(),
+    meterStartAt: integer('meter_start_at'),
     meterLastWh: integer('meter_last_wh').notNull(),
+    meterLastAt: integer('meter_last_at'),
     maxPowerW: integer('max_power_w').notNull(),
     stopReason: text('stop_reason'),
     checkpointedAt: integer('checkpointed_at').notNull(),
   },
   (t) => [index('transactions_completed_by_start').on(t.startedAt).where(sql`ended_at IS NOT NULL`)],
 );
+
+/**
+ * The completed transactions summed per UTC day of their start (day = floor(startedAt / 86 400 000)), kept in the
+ * same write as each completion: the summary over any history adds up days, not transactions.
+ */
+export const transactionDays = sqliteTable('transaction_days', {
+  day: integer('day').primaryKey(),
+  count: integer('count').notNull(),
+  durationMs: integer('duration_ms').notNull(),
+  consumptionWh: integer('consumption_wh').notNull(),
+});
 
 /**
  * Settings values that differ from their catalogue default (services/settings/catalogue.ts is the single source of

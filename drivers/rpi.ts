@@ -1,4 +1,4 @@
-import type { Hardware } from './types.js';
+import type { ChargePointHardware, EnergyMeter } from './types.js';
 import type { Pigpio } from './gpio/pigpio.js';
 import { checkDistinctPins, type RpiPins } from './pins.js';
 import { createRpiControlPilot } from './control-pilot/rpi.js';
@@ -7,8 +7,6 @@ import { createRpiCableLock } from './cable-lock/rpi.js';
 import { createRpiBuzzer } from './buzzer/rpi.js';
 import { createRpiLeds } from './leds/rpi.js';
 import { createDs18b20 } from './temperature/ds18b20.js';
-import { createNoRfidReader } from './rfid/none.js';
-import type { EnergyMeter, NfcTarget, RfidReader } from './types.js';
 import type { Sdm630Meter } from './meter/sdm630.js';
 
 export interface RpiHardwareOptions {
@@ -17,15 +15,13 @@ export interface RpiHardwareOptions {
   meter: Sdm630Meter | (EnergyMeter & { close?(): Promise<void> });
   /** DS18B20 `temperature` file; the first 28-* device when unset. */
   temperatureSensorPath?: string | undefined;
-  /** The RFID/NFC reader (the PN532, openPn532Reader); without it no tag is ever read. */
-  reader?: RfidReader & NfcTarget & { closePort?(): Promise<void> };
 }
 
 /**
- * The devices of a Raspberry Pi controller on an initialised pigpio module. Outputs start in their safe state
- * (contactor open, no PWM: pilot at +12 V, LEDs and buzzer off).
+ * The charge point's devices of a Raspberry Pi controller on an initialised pigpio module. Outputs start in their
+ * safe state (contactor open, no PWM: pilot at +12 V, LEDs and buzzer off).
  */
-export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): Hardware {
+export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): ChargePointHardware {
   const { pins } = options;
   checkDistinctPins(pins);
   const contactor = createRpiContactor(pigpio, { pin: pins.contactor, feedbackPin: pins.contactorFeedback });
@@ -39,8 +35,6 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
     contactor,
     cableLock,
     meter: options.meter,
-    rfid: options.reader ?? createNoRfidReader(),
-    ...(options.reader ? { nfc: options.reader } : {}),
     buzzer,
     leds,
     temperature: createDs18b20({ path: options.temperatureSensorPath }),
@@ -53,7 +47,6 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
       buzzer.close();
       leds.close();
       await options.meter.close?.();
-      await options.reader?.closePort?.();
       pigpio.terminate?.();
     },
   };

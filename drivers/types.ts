@@ -12,8 +12,11 @@ export type Unsubscribe = () => void;
 export interface ControlPilot {
   /** The level read now (raw, not debounced). */
   level(): PilotLevel;
-  /** Called on every raw level change. */
-  onLevel(listener: (level: PilotLevel) => void): Unsubscribe;
+  /**
+   * Called on every raw level change, with the time the reading changed when the device knows it (the simulated
+   * plant's own timestamp), in the controller clock's milliseconds; without it the change is taken as happening now.
+   */
+  onLevel(listener: (level: PilotLevel, at?: number) => void): Unsubscribe;
   /** 1 kHz PWM duty cycle in percent (0 < duty < 100); `null` = no PWM, constant +12 V (state x1). */
   setDuty(percent: number | null): void;
   duty(): number | null;
@@ -112,17 +115,26 @@ export interface TemperatureSensor {
   read(): Promise<number>;
 }
 
-export interface Hardware {
+/**
+ * The devices of the charge-point core (services/core/): the control pilot, contactor and cable lock it commands,
+ * the sensors it supervises (meter, temperature) and the HMI that shows its state. They live in the core's thread.
+ */
+export interface ChargePointHardware {
   pilot: ControlPilot;
   contactor: Contactor;
   cableLock: CableLock;
   meter: EnergyMeter;
-  rfid: RfidReader;
-  /** The reader's NFC face (PN532); absent when the reader has none. */
-  nfc?: NfcTarget;
   buzzer: Buzzer;
   leds: Leds;
   temperature: TemperatureSensor;
   /** Releases ports and pins (outputs to their safe state: PWM off, contactor open). */
+  close(): Promise<void>;
+}
+
+/** The RFID/NFC reader (the PN532), on the main thread beside the API it serves over NFC. */
+export interface ReaderHardware {
+  rfid: RfidReader;
+  /** The reader's NFC face; absent when the reader has none. */
+  nfc?: NfcTarget;
   close(): Promise<void>;
 }

@@ -15,6 +15,8 @@ export interface NfcLinkContext {
   reply: Uint8Array | null;
   /** What the last APDU meant (type4-tag.ts). */
   outcome: Type4Outcome | null;
+  /** The last answer put in the file, shown again while it is unread (a phone's write may have overwritten it). */
+  answer: Uint8Array | null;
 }
 
 export type NfcLinkEvent =
@@ -48,10 +50,15 @@ const OK = statusWord(SW.ok);
  * - `checking`: the reader checks for RFID cards (and, in hybrid mode, phones). A phone activating the emulated tag
  *   establishes the link: `Reading card` is shown while it lasts, the reader stays in target mode.
  * - `established.phone`: `listening` (no phone; it may come back), `activated`, `selected` (NDEF application).
+ *   Every activation starts with nothing selected (ISO 7816-4: the selection ends with the session); the file's
+ *   content is kept.
  * - `established.exchange`: `idle`, `writing` (NLEN zeroed), `pending` (a request was committed and is being
  *   answered; the commit's status word is held until the answer is in the file, at most ANSWER_DEADLINE_MS),
  *   `answering` (the answer is in the file until the phone has read it). A request committed while another is
- *   pending or its answer unread is refused (`refuse`), never passed on.
+ *   pending or its answer unread is refused (`refuse`), never passed on. An unread answer stays readable until the
+ *   phone has read it: a refused commit and a new activation put it back in the file (the phone's write overwrote
+ *   it), so a phone that lost its read and sends its request again gets the first answer; only while the answer is
+ *   still pending does the file show the refusal (until the answer replaces it).
  * - `established.activity`: NFC_IDLE_MS without activity → back to `checking` (`resumeChecking`, HMI back).
  *
  * Effects are provided from outside: `respond` (the response APDU to the phone), `submit` (hand a request message to
@@ -68,7 +75,9 @@ export const nfcLinkMachine = setup({
     showReading: () => {},
     hideReading: () => {},
     resumeChecking: () => {},
-    resetTag: assign({ tag: () => initialType4State(), reply: null, outcome: null }),
+    resetTag: assign({ tag: () => initialType4State(), reply: null, outcome: null, answer: null }),
+    /** A new activation: no application or file selected; the file's content stays. */
+    clearSelection: assign({ tag: ({ context }) => ({ ...context.tag, appSelected: false, file: null }) }),
     /** Answers the APDU into `reply` (null for a commit: held) and keeps what it meant for `raiseOutcome`. */
     handleApdu: assign(({ context, event }) => {
       if (event.type !== 'APDU') return {};
@@ -94,8 +103,14 @@ export const nfcLinkMachine = setup({
     noteActivity: raise({ type: 'ACTIVITY' }),
     /** The held commit is acknowledged. */
     acknowledge: assign({ reply: OK }),
-    /** The answer (or refusal) replaces the file content. */
-    storeAnswer: assign({ tag: ({ context, event }) => (event.type === 'ANSWER' || event.type === 'REFUSED' ? withMessage(context.tag, event.message) : context.tag) }),
+    /** The answer (or refusal) replaces the file content; an answer is also kept to be shown again while unread. */
+    storeAnswer: assign(({ context, event }) => {
+      if (event.type === 'ANSWER') return { tag: withMessage(context.tag, event.message), answer: event.message };
+      if (event.type === 'REFUSED') return { tag: withMessage(context.tag, event.message) };
+      return {};
+    }),
+    /** The unread answer back in the file. */
+    restoreAnswer: assign({ tag: ({ context }) => (context.answer ? withMessage(context.tag, context.answer) : context.tag) }),
     /** The file shows no message (NLEN 0) until the answer arrives, so the phone never reads back its own request. */
     emptyFile: assign({
       tag: ({ context }) => {
@@ -110,7 +125,7 @@ export const nfcLinkMachine = setup({
   delays: { idle: NFC_IDLE_MS, answerDeadline: ANSWER_DEADLINE_MS },
 }).createMachine({
   id: 'nfcLink',
-  context: { tag: initialType4State(), reply: null, outcome: null },
+  context: { tag: initialType4State(), reply: null, outcome: null, answer: null },
   initial: 'checking',
   states: {
     checking: {
@@ -129,9 +144,9 @@ export const nfcLinkMachine = setup({
           initial: 'activated',
           on: { 'PHONE.RELEASED': '.listening' },
           states: {
-            listening: { on: { 'PHONE.ACTIVATED': 'activated' } },
+            listening: { on: { 'PHONE.ACTIVATED': { target: 'activated', actions: 'clearSelection' } } },
             activated: { on: { 'TAG.APP_SELECTED': 'selected' } },
-            selected: { on: { 'PHONE.ACTIVATED': 'activated' } },
+            selected: { on: { 'PHONE.ACTIVATED': { target: 'activated', actions: 'clearSelection' } } },
           },
         },
         exchange: {
@@ -169,7 +184,9 @@ export const nfcLinkMachine = setup({
               on: {
                 'TAG.MESSAGE_READ': 'idle',
                 'TAG.COMMIT': { actions: { type: 'refuse', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) } },
-                REFUSED: { actions: ['storeAnswer', 'acknowledge', 'respond'] },
+                // The refusal is not shown: the unread answer is (its messageID tells the phone which request it answers).
+                REFUSED: { actions: ['restoreAnswer', 'acknowledge', 'respond'] },
+                'PHONE.ACTIVATED': { actions: 'restoreAnswer' },
               },
             },
           },

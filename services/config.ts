@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
-import { HARDWARE_BACKENDS, type MeterPortOptions, type Pn532PortOptions, type RpiPins } from '../drivers/index.js';
+import { DEFAULT_METER_PORT, DEFAULT_NFC_PORT, HARDWARE_BACKENDS, type MeterPortOptions, type Pn532PortOptions, type RpiPins } from '../drivers/index.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -36,7 +36,7 @@ const absolutePath = (example: string) => v.pipe(v.string(), v.regex(/^\/\S*$/, 
 /** The environment variables the controller reads; empty values count as unset. */
 const EnvSchema = v.object({
   PORT: v.optional(port, '8080'),
-  HOST: v.optional(v.pipe(v.string(), v.regex(/^[\w.:-]+$/, 'must be a host name or an IP address')), '0.0.0.0'),
+  HOST: v.optional(v.pipe(v.string(), v.regex(/^[\w.:-]+$/, 'must be a host name or an IP address'))),
   DATA_DIR: v.optional(v.string(), './data'),
   DATABASE_URL: v.optional(databaseUrl),
   HARDWARE: v.optional(v.picklist(HARDWARE_BACKENDS, `must be one of ${HARDWARE_BACKENDS.join(', ')}`), 'sim'),
@@ -54,15 +54,21 @@ const EnvSchema = v.object({
   GPIO_LOCK_FEEDBACK: v.optional(gpioPin),
   GPIO_BUZZER: v.optional(gpioPin, '22'),
   GPIO_LEDS: v.optional(gpioPins<RpiPins['leds']>(3, 'red, green, blue'), '23,24,25'),
-  METER_PORT: v.optional(absolutePath('/dev/ttyUSB0'), '/dev/ttyUSB0'),
+  METER_PORT: v.optional(absolutePath('/dev/ttyUSB0')),
   METER_BAUD: v.optional(v.pipe(v.picklist(METER_BAUD_RATES, `must be one of ${METER_BAUD_RATES.join(', ')}`), v.transform(Number)), '9600'),
   METER_ADDRESS: v.optional(
     v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a Modbus address from 1 to 247'), v.transform(Number), v.minValue(1, 'must be a Modbus address from 1 to 247'), v.maxValue(247, 'must be a Modbus address from 1 to 247')),
     '1',
   ),
   TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
-  NFC_PORT: v.optional(absolutePath('/dev/ttyS0'), '/dev/ttyS0'),
+  NFC_PORT: v.optional(absolutePath('/dev/ttyS0')),
   NFC_BAUD: v.optional(v.pipe(v.picklist(NFC_BAUD_RATES, `must be one of ${NFC_BAUD_RATES.join(', ')}`), v.transform(Number)), '115200'),
+  FAULT_SLOW_COMMIT_MS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a whole number of milliseconds from 0 to 10000'), v.transform(Number), v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000')),
+  ),
+  METRICS_TOKEN: v.optional(
+    v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)')),
+  ),
 });
 
 /** The variables naming GPIO pins, in the order used to report a pin assigned twice (the later one is named). */
@@ -86,12 +92,22 @@ export type Config = {
   operatorPassword: string | undefined;
   /** HARDWARE=rpi: BCM GPIO numbers of the devices (GPIO_* variables). */
   pins: RpiPins;
-  /** HARDWARE=rpi: the SDM630 meter's serial device, baud rate and Modbus address (METER_PORT, METER_BAUD, METER_ADDRESS). */
-  meter: MeterPortOptions;
+  /**
+   * The SDM630 meter's serial device, baud rate and Modbus address (METER_PORT, METER_BAUD, METER_ADDRESS): always
+   * with HARDWARE=rpi (/dev/ttyUSB0 by default); with HARDWARE=sim only when METER_PORT is set (a real meter on a
+   * PC), undefined for the simulated meter.
+   */
+  meter: MeterPortOptions | undefined;
   /** HARDWARE=rpi: the DS18B20's `temperature` file (TEMPERATURE_SENSOR); unset = the first 28-* 1-wire device. */
   temperatureSensorPath: string | undefined;
-  /** HARDWARE=rpi: the PN532 RFID/NFC reader's serial device and baud rate (NFC_PORT, NFC_BAUD). */
+  /** The PN532 RFID/NFC reader's serial device and baud rate (NFC_PORT, NFC_BAUD). */
   nfc: Pn532PortOptions;
+  /** Whether the reader is the real PN532 on `nfc` (HARDWARE=rpi, or NFC_PORT set with HARDWARE=sim). */
+  nfcReader: boolean;
+  /** The bearer token that lets non-loopback clients read /metrics (METRICS_TOKEN); unset: loopback only. */
+  metricsToken: string | undefined;
+  /** Fault injection (FAULT_SLOW_COMMIT_MS, tests and the safety bench): every database commit takes this much longer. */
+  slowCommitMs: number;
 };
 
 export class ConfigError extends Error {
@@ -131,9 +147,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
   const dataDir = resolve(e.DATA_DIR);
   const defaultDatabaseFile = e.DATABASE_URL === undefined ? join(dataDir, 'controller.db') : null;
   const databaseUrl = e.DATABASE_URL ?? `file:${defaultDatabaseFile}`;
+  const rpi = e.HARDWARE === 'rpi';
   return {
     port: e.PORT,
-    host: e.HOST,
+    // In simulation the /sim routes (which need no session) answer only this machine unless HOST says otherwise.
+    host: e.HOST ?? (rpi ? '0.0.0.0' : '127.0.0.1'),
     dataDir,
     databaseUrl,
     defaultDatabaseFile,
@@ -152,8 +170,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
       buzzer: e.GPIO_BUZZER,
       leds: e.GPIO_LEDS,
     },
-    meter: { path: e.METER_PORT, baudRate: e.METER_BAUD, address: e.METER_ADDRESS },
+    meter: rpi || e.METER_PORT !== undefined ? { path: e.METER_PORT ?? DEFAULT_METER_PORT.path, baudRate: e.METER_BAUD, address: e.METER_ADDRESS } : undefined,
     temperatureSensorPath: e.TEMPERATURE_SENSOR,
-    nfc: { path: e.NFC_PORT, baudRate: e.NFC_BAUD },
+    nfc: { path: e.NFC_PORT ?? DEFAULT_NFC_PORT.path, baudRate: e.NFC_BAUD },
+    nfcReader: rpi || e.NFC_PORT !== undefined,
+    metricsToken: e.METRICS_TOKEN,
+    slowCommitMs: e.FAULT_SLOW_COMMIT_MS ?? 0,
   };
 }

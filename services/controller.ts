@@ -1,57 +1,64 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { createActor, type InspectionEvent } from 'xstate';
-
-export type InspectionObserver = (event: InspectionEvent) => void;
 import { createApp, type Fetch } from '../api/app.js';
-import { withRequestLog } from '../api/request-log.js';
+import { routeOf, withRequestLog } from '../api/request-log.js';
+import { isLoopback } from '../api/routes/metrics.js';
 import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
-import { createHardware, type SimulatedPlant } from '../drivers/index.js';
-import type { Hardware } from '../drivers/types.js';
-import { chargeCycleMachine } from '../machines/charge-cycle.js';
-import { controllerMachine, type ChargeCycleActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { createReaderHardware } from '../drivers/index.js';
+import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
+import { controllerMachine, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
-import { createInspector, type Inspector } from './inspector.js';
+import { realClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { startCoreLink, type CoreEvent } from './core/link.js';
+import { CORE_SYSTEM_ID } from './core/run.js';
+import type { InspectRecord } from './inspection.js';
+import { createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
+import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
+import { createLogLevel, type Logger } from './logger.js';
+import { createLoopDelayMonitor } from './loop-delay.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createNfcService, type NfcService } from './nfc.js';
+import { createSessions, type Sessions } from './sessions.js';
 import { createDashboard } from './settings/dashboard.js';
 import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
-import type { Config } from './config.js';
-import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
-import { createNfcService, type NfcService } from './nfc.js';
-import { createLogLevel, type Logger } from './logger.js';
-import { createSessions, type Sessions } from './sessions.js';
+import { createSimulator, type Simulator } from './simulator.js';
 import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
 import { createWhitelist, type Whitelist } from './whitelist.js';
 
-/** Time for the actors: their timers and the current time in milliseconds (a manual clock in tests). */
-export interface Clock {
-  setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-  now(): number;
-}
-
-const realClock: Clock = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => Date.now(),
-};
+export type { Clock } from './clock.js';
+export type InspectionObserver = (event: InspectionEvent) => void;
 
 export interface ControllerOptions {
   config: Config;
   logger: Logger;
-  /** Drives every actor timer and session time; the real clock by default. */
+  /**
+   * Where the charge-point core runs: `worker` (default, production): its own thread, which no request, NFC
+   * exchange, log write or database commit can delay; `thread`: on the main thread behind the same messages (tests:
+   * a manual clock, raw inspection events and broken devices need it).
+   */
+  core?: 'worker' | 'thread';
+  /** Drives every actor timer and session time; the real clock by default (`core: 'thread'` only otherwise). */
   clock?: Clock;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
-  /** Devices to use instead of those of `config.hardware` (tests: simulated devices, some deliberately broken). */
-  hardware?: { hardware: Hardware; plant?: SimulatedPlant | undefined };
-  /** Receives the actor system's inspection events (state charts, model-based tests, transition coverage). */
+  /** Replaces charge-point devices (tests: deliberately broken ones); `core: 'thread'` only. */
+  chargePointHardware?: (hardware: ChargePointHardware, clock: Clock) => ChargePointHardware;
+  /** Replaces reader devices (tests: a deliberately broken NFC face). */
+  readerHardware?: (hardware: ReaderHardware, clock: Clock) => ReaderHardware;
+  /** Start as on real hardware, without the simulated plant (so without /sim); `core: 'thread'` only. */
+  withoutSimulator?: boolean;
+  /** Receives both actor systems' inspection events (model-based tests, transition coverage); `core: 'thread'` only. */
   inspect?: InspectionObserver;
   /** Shows the generated initial operator password once (the console by default, never the log). */
   showInitialPassword?: (username: string, password: string) => void;
+  /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
+  simWire?: { baudRate: number };
 }
 
 export interface Controller {
@@ -67,16 +74,17 @@ export interface Controller {
   keyValues: KeyValueStore;
   transactions: Transactions;
   settings: Settings;
-  /** The charge cycle's connection to hardware and database (state, messages, pairing, settings, load limit). */
+  /** The main thread's side of the charge point (state, messages, pairing, settings, load limit). */
   charging: ChargingService;
   /** The inspection hub behind the /inspect page. */
   inspector: Inspector;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
-  hardware: Hardware;
-  /** The simulated plant (vehicle, meter, faults) with HARDWARE=sim. */
-  plant: SimulatedPlant | undefined;
-  /** Graceful stop: stop accepting, let in-flight requests finish, stop the actors, close the database. */
+  metrics: Metrics;
+  reader: ReaderHardware;
+  /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
+  simulator: Simulator | undefined;
+  /** Graceful stop: stop accepting, let in-flight requests finish, stop the core and the actors, close the database. */
   close(): Promise<void>;
 }
 
@@ -87,14 +95,42 @@ function printInitialPassword(username: string, password: string): void {
   );
 }
 
-/** Starts the controller in a fixed order, announcing "listening" only once everything is up. */
+/**
+ * Starts the controller in a fixed order, announcing "listening" only once everything is up: the charge-point
+ * core and its hardware first (a machine without the hardware stops here, before any file is written), then the
+ * database, the core's charge cycle with the stored settings, the reader, the main thread's actors and the API.
+ */
 export async function startController(options: ControllerOptions): Promise<Controller> {
   const { config, logger } = options;
+  const mode = options.core ?? 'worker';
+  if (mode === 'worker' && (options.clock || options.chargePointHardware || options.withoutSimulator || options.inspect)) {
+    throw new Error('a manual clock, replaced charge-point devices and raw inspection need core: "thread"');
+  }
   const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const mainLoop = createLoopDelayMonitor();
+  const metrics = createMetrics(mainLoop);
+
+  let onCoreEvent: (event: CoreEvent) => void = () => {};
+  const core = await startCoreLink({
+    mode,
+    init: { backend: config.hardware, pins: config.pins, meter: config.meter, temperatureSensorPath: config.temperatureSensorPath },
+    local: {
+      clock,
+      now,
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+      ...(options.chargePointHardware ? { wrapHardware: options.chargePointHardware } : {}),
+      ...(options.withoutSimulator ? { withoutPlant: true } : {}),
+    },
+    logger,
+    onEvent: (event) => onCoreEvent(event),
+  });
+  logger.info({ hardware: config.hardware, core: mode }, 'charge-point core started, hardware ready');
 
   // The database holds login passwords in plain text (the login protocol needs them): owner-only access.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { slowCommitMs: config.slowCommitMs });
+  if (config.slowCommitMs > 0) logger.warn({ slowCommitMs: config.slowCommitMs }, 'fault injection: every database commit is slowed down (FAULT_SLOW_COMMIT_MS)');
   if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
@@ -119,60 +155,95 @@ export async function startController(options: ControllerOptions): Promise<Contr
   }
 
   const settings = await createSettings(database, { now, computed: () => computedValues(now) });
+  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
 
-  const clock = options.clock ?? realClock;
-  const { hardware, plant } = options.hardware ??
-    (await createHardware(config.hardware, {
-    now: () => clock.now(),
+  // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
+  const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
+  let coreObserver: ((record: InspectRecord) => void) | undefined;
+  onCoreEvent = (event) => {
+    switch (event.type) {
+      case 'state':
+        charging.onState(event.state);
+        coreSnapshots.set('chargeCycle', event.state.chargeCycle);
+        return;
+      case 'transaction':
+        return charging.onTransaction(event);
+      case 'reaction': {
+        const ms = Math.round(event.seconds * 10_000) / 10;
+        if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
+        else logger.debug({ reaction: event.reaction, ms }, 'safety reaction');
+        return metrics.reaction(event.reaction, event.seconds);
+      }
+      case 'heartbeat':
+        return metrics.coreLoop(event.loop);
+      case 'log':
+        return logger[event.level](event.fields, event.msg);
+      case 'inspection':
+        for (const record of event.records) {
+          if (record.kind === 'snapshot') coreSnapshots.set(record.systemId, { status: record.status, value: record.value, context: record.context });
+          coreObserver?.(record);
+        }
+        return;
+    }
+  };
+
+  await core.start({
+    settings: chargeSettingsOf(settings),
     phases: settings.get('Phases') === 1 ? 1 : 3,
-    pins: config.pins,
-    meter: config.meter,
-    temperatureSensorPath: config.temperatureSensorPath,
-    timers: clock,
-    log: logger,
-    nfc: config.nfc,
-    }));
-  const charging = createChargingService({
-    hardware,
-    transactions: services.transactions,
-    whitelist: services.whitelist,
-    clock,
-    now,
-    logger,
     pilotDebounceMs: settings.get('PilotDebounce') as number,
   });
-  const nfc = createNfcService({ target: hardware.nfc, setReading: (on) => charging.setReading(on), logger });
+
+  const readerDevices = await createReaderHardware(config.hardware, {
+    timers: clock,
+    log: logger,
+    port: config.nfcReader ? config.nfc : undefined,
+    ...(options.simWire ? { simWire: options.simWire } : {}),
+  });
+  const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
+
+  const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger });
   const machine = controllerMachine.provide({
     actors: {
-      chargeCycle: chargeCycleMachine.provide({ actions: charging.chargeActions }),
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
     },
   });
   const inspector = createInspector({ now: () => clock.now() });
-  const root = createActor(machine, {
-    clock,
-    input: { chargeCycle: { pilot: hardware.pilot.level(), settings: chargeSettingsOf(settings) } },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
+  const root = createActor(machine, { clock, ...(options.inspect ? { inspect: options.inspect } : {}) });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
-  inspector.attach(root); // listens to the actor system only while an /inspect page watches
-  charging.attach({
-    chargeCycle: root.system.get('chargeCycle') as ChargeCycleActor,
-    pairing: root.system.get('pairing') as PairingActor,
-  });
+  charging.attach({ core, pairing: root.system.get('pairing') as PairingActor });
+  const stopReading = reader.rfid.onTag((uid, technology) => charging.tagRead(uid, technology));
+  const coreSource: ActorSource = {
+    snapshot: (systemId) => coreSnapshots.get(systemId),
+    inspect(observer) {
+      coreObserver = observer;
+      core.send({ type: 'inspect', on: true });
+      return () => {
+        coreObserver = undefined;
+        core.send({ type: 'inspect', on: false });
+      };
+    },
+  };
+  // Both actor systems, listened to only while an /inspect page watches.
+  inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
   applySettings(settings, { charging, logLevel, nfc });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
 
+  const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector, clock }).fetch, logger);
+  const app = createApp({ ...services, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock });
+  const route = routeOf(app.routes);
+  const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+  if (simulator && !isLoopback(config.host)) {
+    logger.warn({ host: config.host }, 'HOST is not a loopback address: the simulator\'s /sim routes, which need no session, answer other machines too');
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -186,18 +257,21 @@ export async function startController(options: ControllerOptions): Promise<Contr
     charging,
     inspector,
     nfc,
+    metrics,
     settings,
-    hardware,
-    plant,
+    reader,
+    simulator,
     close: () =>
       (closing ??= (async () => {
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
+        stopReading();
         await charging.stop();
         nfc.stop();
         root.stop();
-        await hardware.close();
+        await reader.close();
         await database.close();
+        mainLoop.stop();
         logger.info('stopped');
       })()),
   };

@@ -1,20 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
+import type { AnyActorRef, StateValue } from 'xstate';
 import { ROLES, type Role } from '../db/schema.js';
 import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
-import { takenKey, transitionTable, triggerOf } from '../machines/transitions.js';
+import { transitionTable, triggerOf } from '../machines/transitions.js';
+import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
 import { chartedMachines, type ChartedMachine } from './machine-charts.js';
 
 /**
- * The inspection hub behind the live inspector page (`/inspect`): fed with the actor system's inspection stream, it
- * keeps the last events and tells watchers what changed: each actor's active states, the context values that matter
- * and the transitions just taken. The machines know nothing of it.
+ * The inspection hub behind the live inspector page (`/inspect`): fed with the inspection records of the actor
+ * systems (the main thread's and the charge-point core's, each an ActorSource), it keeps the last events and tells
+ * watchers what changed: each actor's active states, the context values that matter and the transitions just taken.
+ * The machines know nothing of it.
  *
- * It listens to the system (`system.inspect`) only while someone watches: an inspection observer costs every actor
- * event a few microseconds and garbage (measured: ~3 µs per API call's ACTIVITY event even with an observer that does
- * nothing), which the request throughput and memory targets cannot spare when nobody looks.
+ * It listens to the sources only while someone watches: an inspection observer costs every actor event a few
+ * microseconds and garbage (measured: ~3 µs per API call's ACTIVITY event even with an observer that does nothing),
+ * which the request throughput and memory targets cannot spare when nobody looks; the core sends its records only
+ * while asked to.
  *
  * Nothing secret leaves it: context is shown through an allow-list per actor (no login token, session id, proof or
  * password; the session shows user, role and expiry only), and events carry their type plus allow-listed fields.
@@ -119,13 +122,47 @@ function plain(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
 }
 
-export function createInspector({ now, charts = chartedMachines() }: { now: () => number; charts?: ChartedMachine[] }) {
-  const tracked = new Set(charts.map((c) => c.systemId));
-  let root: AnyActorRef | undefined;
-  let listening: { unsubscribe(): void } | undefined;
+/** An actor's snapshot as far as the inspector reads it. */
+export interface ActorSnapshot {
+  status: string;
+  value?: StateValue;
+  context?: unknown;
+}
+
+/** A thread's actor system as the inspector sees it. */
+export interface ActorSource {
+  /** The snapshot of an actor of this system now, undefined when the system has none with that systemId. */
+  snapshot(systemId: string): ActorSnapshot | undefined;
+  /** Delivers the system's inspection records until the returned function is called. */
+  inspect(observer: (record: InspectRecord) => void): () => void;
+}
+
+/** The main thread's actor system: the root actor `rootId` and the invoked actors whose systemId is `tracked`. */
+export function localActorSource(root: AnyActorRef, rootId: string, tracked: ReadonlySet<string>): ActorSource {
   /** The actor of a systemId now (a restarted child is a new actor under the same systemId). */
-  const actorOf = (systemId: string): AnyActorRef | undefined =>
-    systemId === 'controller' ? root : (root?.system.get(systemId) as AnyActorRef | undefined);
+  const actorOf = (systemId: string): AnyActorRef | undefined => (systemId === rootId ? root : (root.system.get(systemId) as AnyActorRef | undefined));
+  return {
+    snapshot: (systemId) => actorOf(systemId)?.getSnapshot() as ActorSnapshot | undefined,
+    inspect(observer) {
+      const sub = root.system.inspect((event) => {
+        const record = inspectRecord(event, systemIdOf(event.actorRef as AnyActorRef, rootId, tracked));
+        if (record) observer(record);
+      });
+      return () => sub.unsubscribe();
+    },
+  };
+}
+
+export function createInspector({ now, charts = chartedMachines() }: { now: () => number; charts?: ChartedMachine[] }) {
+  let sources: ActorSource[] = [];
+  let listening: Array<() => void> | undefined;
+  const snapshotOf = (systemId: string): ActorSnapshot | undefined => {
+    for (const source of sources) {
+      const snapshot = source.snapshot(systemId);
+      if (snapshot) return snapshot;
+    }
+    return undefined;
+  };
   const edgeIds = new Map(
     charts.map((c) => {
       const ids = new Map<string, string>();
@@ -144,16 +181,9 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
   let pending: InspectorMessage[] = [];
   let flushScheduled = false;
 
-  const systemIdOf = (ref: AnyActorRef): string | undefined => {
-    if (ref._parent === undefined) return 'controller';
-    const { systemId } = ref as { systemId?: string };
-    return systemId !== undefined && tracked.has(systemId) ? systemId : undefined;
-  };
-
   const actorView = (systemId: string): ActorView | undefined => {
-    const ref = actorOf(systemId);
-    if (!ref) return undefined;
-    const snapshot = ref.getSnapshot() as { status: string; value?: StateValue; context?: unknown };
+    const snapshot = snapshotOf(systemId);
+    if (!snapshot) return undefined;
     const contextView = CONTEXT_VIEWS[systemId];
     return {
       systemId,
@@ -183,9 +213,8 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
 
   /** Ends the watchers whose session is no longer valid (replaced, logged out, timed out, other address). */
   const checkWatchers = () => {
-    const session = actorOf('session');
-    if (!session) return;
-    const snapshot = session.getSnapshot() as SessionSnapshot;
+    const snapshot = snapshotOf('session') as SessionSnapshot | undefined;
+    if (!snapshot) return;
     for (const [watcher, bound] of watchers) {
       const verdict = checkSession(snapshot, bound.sessionId, bound.address, now());
       if ('code' in verdict) end(watcher, { code: verdict.code, message: 'The session ended; log in again' });
@@ -195,7 +224,7 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
   const unwatch = (watcher: Watcher): boolean => {
     if (!watchers.delete(watcher)) return false;
     if (watchers.size === 0) {
-      listening?.unsubscribe();
+      listening?.forEach((stop) => stop());
       listening = undefined;
     }
     return true;
@@ -221,27 +250,25 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
     /** The actors shown, in order, with their machines (for the charts). */
     charts,
 
-    /** The actors to show: the root actor and, through its system, every actor with a charted systemId. */
-    attach(rootActor: AnyActorRef): void {
-      root = rootActor;
+    /** The actor systems to show (the main thread's, the charge-point core's). */
+    attach(...actorSources: ActorSource[]): void {
+      sources = actorSources;
     },
 
-    /** The inspection observer (on the actor system while someone watches). */
-    observe(event: InspectionEvent): void {
-      if (event.type === '@xstate.action') return;
-      const systemId = systemIdOf(event.actorRef as AnyActorRef);
-      if (systemId === undefined) return;
-      switch (event.type) {
-        case '@xstate.event':
-          record(systemId, event.event as { type: string } & Record<string, unknown>);
+    /** Takes one inspection record of a source (while someone watches). */
+    observe(r: InspectRecord): void {
+      const { systemId } = r;
+      switch (r.kind) {
+        case 'event':
+          record(systemId, r.event);
           return;
-        case '@xstate.microstep': {
+        case 'microstep': {
           const ids = edgeIds.get(systemId);
-          const taken = event._transitions.map((t) => ids?.get(takenKey(t))).filter((id): id is string => id !== undefined);
+          const taken = r.transitions.map((key) => ids?.get(key)).filter((id): id is string => id !== undefined);
           if (taken.length) lastTransitions.set(systemId, taken);
           return;
         }
-        case '@xstate.snapshot':
+        case 'snapshot':
           if (systemId === 'session') checkWatchers();
           if (watchers.size === 0) return;
           dirty.add(systemId);
@@ -276,15 +303,15 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
       if (!entry || entry.expiresAt <= now() || entry.address !== address) {
         return { ok: false, code: 1003, message: 'Unknown, spent or expired ticket: get a new one with POST /inspect/ticket' };
       }
-      const session = actorOf('session');
-      const verdict = session ? checkSession(session.getSnapshot() as SessionSnapshot, entry.sessionId, address, now()) : ({ code: 1003 } as const);
+      const session = snapshotOf('session') as SessionSnapshot | undefined;
+      const verdict = session ? checkSession(session, entry.sessionId, address, now()) : ({ code: 1003 } as const);
       if ('code' in verdict) return { ok: false, code: verdict.code, message: 'The session of this ticket has ended; log in again' };
       return { ok: true, sessionId: entry.sessionId, address };
     },
 
     /** Starts sending a watcher every change, for as long as its session stays valid; returns the way to stop. */
     watch(watcher: Watcher, bound: { sessionId: string; address: string }): () => void {
-      if (watchers.size === 0 && root && !listening) listening = root.system.inspect(hub.observe);
+      if (watchers.size === 0 && !listening) listening = sources.map((source) => source.inspect(hub.observe));
       watchers.set(watcher, bound);
       return () => void unwatch(watcher);
     },

@@ -1,5 +1,6 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { controllerMachine } from '../machines/controller.js';
+import { coreMachine } from '../machines/core.js';
 import { describeAction, statePath, transitionTable, type TransitionRow } from '../machines/transitions.js';
 
 /**
@@ -17,25 +18,34 @@ export interface ChartedMachine {
   id: string;
   /** File name stem in docs/charts/ (`charge-cycle`). */
   file: string;
-  /** The actor's systemId in the controller's actor system; `controller` for the root actor. */
+  /** The actor's systemId in its thread's actor system; `controller` and `core` for the two root actors. */
   systemId: string;
   machine: AnyStateMachine;
 }
 
 const kebab = (id: string) => id.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
+/** The root actors of the controller's threads: the main thread's and the charge-point core's, with their systemIds. */
+export const ROOT_MACHINES: ReadonlyArray<{ machine: AnyStateMachine; systemId: string }> = [
+  { machine: controllerMachine, systemId: 'controller' },
+  { machine: coreMachine, systemId: 'core' },
+];
+
 /**
- * The machines to draw: the controller's root actor and every machine it invokes, in invoke order. This is the one
- * list: a machine invoked in machines/controller.ts (the NFC link, …) gets its chart, its files and its place on the
- * inspector page without another change.
+ * The machines to draw: each thread's root actor and every machine it invokes, in invoke order. This is the one
+ * list: a machine invoked in machines/controller.ts or machines/core.ts (the NFC link, …) gets its chart, its files
+ * and its place on the inspector page without another change.
  */
-export function chartedMachines(root: AnyStateMachine = controllerMachine): ChartedMachine[] {
-  const charts: ChartedMachine[] = [{ id: root.id, file: kebab(root.id), systemId: 'controller', machine: root }];
-  const actors = (root.implementations.actors ?? {}) as Record<string, unknown>;
-  for (const invoke of root.root.invoke) {
-    const logic = typeof invoke.src === 'string' ? actors[invoke.src] : invoke.src;
-    if (!isMachine(logic)) continue;
-    charts.push({ id: logic.id, file: kebab(logic.id), systemId: invoke.systemId ?? invoke.id, machine: logic });
+export function chartedMachines(roots = ROOT_MACHINES): ChartedMachine[] {
+  const charts: ChartedMachine[] = [];
+  for (const { machine: root, systemId } of roots) {
+    charts.push({ id: root.id, file: kebab(root.id), systemId, machine: root });
+    const actors = (root.implementations.actors ?? {}) as Record<string, unknown>;
+    for (const invoke of root.root.invoke) {
+      const logic = typeof invoke.src === 'string' ? actors[invoke.src] : invoke.src;
+      if (!isMachine(logic)) continue;
+      charts.push({ id: logic.id, file: kebab(logic.id), systemId: invoke.systemId ?? invoke.id, machine: logic });
+    }
   }
   return charts;
 }
@@ -286,7 +296,8 @@ export async function renderChartFiles(machines = chartedMachines()): Promise<Ma
     '',
     '<!-- Generated from machines/ by `npm run charts`. Do not edit. -->',
     '',
-    'One chart per actor of the controller (the root actor and every machine it invokes), drawn from `machine.root`.',
+    'One chart per actor of the controller, drawn from `machine.root`: the main thread\'s root actor (`controller`) and',
+    'every machine it invokes, then the charge-point core\'s root actor (`chargePointCore`, its own thread) and its machines.',
     'Boxes are states (rounded frames: compound states; dashed frames: parallel states, one region each), the dot marks',
     'the initial state; an edge reads `event [guard] / actions`, `always` (dashed edges) is an eventless transition',
     'and `after <delay>` a delayed one (60 s etc. where the delay is fixed; `authTimeout` follows its setting). A state',

@@ -146,7 +146,7 @@ export function createWhitelist(database: Database, now: () => number = Date.now
     },
 
     /**
-     * The entries migration 0002 removed as duplicates of another entry's id but for letter case, not reported
+     * The entries migration 0003 removed as duplicates of another entry's id but for letter case, not reported
      * yet; they count as reported from now on (the controller logs them at start).
      */
     async takeRemovedDuplicates(): Promise<{ id: string; keptId: string; userid: string | null; name: string | null }[]> {

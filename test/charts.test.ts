@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AnyStateNode } from 'xstate';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { controllerMachine } from '../machines/controller.js';
+import { coreMachine } from '../machines/core.js';
 import { statePath, transitionTable } from '../machines/transitions.js';
 import { chartedMachines, renderChartFiles, toDot, toMermaid } from '../services/machine-charts.js';
 
@@ -20,12 +21,12 @@ test('docs/charts/ holds exactly the generated charts (run `npm run charts` afte
   for (const [name, text] of generated) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
 });
 
-test('one chart per actor: the root and every machine it invokes, each with its systemId', () => {
+test('one chart per actor: each thread\'s root and every machine it invokes, each with its systemId', () => {
   const charts = chartedMachines();
-  expect(charts[0]).toMatchObject({ id: 'controller', systemId: 'controller' });
-  const invoked = controllerMachine.root.invoke.map((i) => i.systemId);
-  expect(charts.slice(1).map((c) => c.systemId)).toEqual(invoked);
-  expect(charts.map((c) => c.systemId)).toEqual(expect.arrayContaining(['session', 'chargeCycle', 'pairing']));
+  const main = controllerMachine.root.invoke.map((i) => i.systemId);
+  const core = coreMachine.root.invoke.map((i) => i.systemId);
+  expect(charts.map((c) => c.systemId)).toEqual(['controller', ...main, 'core', ...core]);
+  expect(charts.map((c) => c.systemId)).toEqual(expect.arrayContaining(['session', 'chargeCycle', 'pairing', 'nfcLink']));
 });
 
 describe.each(chartedMachines().map((c) => [c.id, c] as const))('chart of %s', (_id, chart) => {
@@ -65,5 +66,6 @@ test('the session chart draws its login rules once, on the state enclosing them;
   expect(session).toContain('"anchor:login" -> "login.active" [id="transition-4", label="LOGIN [credentialsMatch] / spendToken, startSession, recordOutcome", ltail="cluster_login"]');
   expect(toDot(charts.find((c) => c.id === 'nfcLink')!.machine)).toContain('label="established (parallel)');
   expect(toDot(charts.find((c) => c.id === 'pairing')!.machine)).toContain('after pairingDuration (60 s)');
-  expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke chargeCycle (systemId chargeCycle)');
+  expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke pairing (systemId pairing)');
+  expect(toDot(charts.find((c) => c.id === 'chargePointCore')!.machine)).toContain('invoke chargeCycle (systemId chargeCycle)');
 });

@@ -7,7 +7,7 @@ describe('loadConfig', () => {
   test('defaults', () => {
     expect(loadConfig({})).toEqual({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: resolve('./data'),
       databaseUrl: `file:${resolve('./data/controller.db')}`,
       defaultDatabaseFile: resolve('./data/controller.db'),
@@ -17,11 +17,31 @@ describe('loadConfig', () => {
       logFormat: 'json',
       operatorPassword: undefined,
       pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
-      meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 },
+      meter: undefined,
       temperatureSensorPath: undefined,
       nfc: { path: '/dev/ttyS0', baudRate: 115200 },
+      nfcReader: false,
+      metricsToken: undefined,
+      slowCommitMs: 0,
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
+  });
+
+  test('simulation listens on loopback by default, real hardware on every interface; HOST wins', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HARDWARE: 'rpi' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  test('each device chooses its implementation: with HARDWARE=sim a meter or reader port runs the real driver there', () => {
+    expect(loadConfig({ HARDWARE: 'rpi' })).toMatchObject({ meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 }, nfcReader: true });
+    expect(loadConfig({ METER_PORT: '/dev/ttyUSB3', METER_ADDRESS: '7' })).toMatchObject({ meter: { path: '/dev/ttyUSB3', baudRate: 9600, address: 7 }, nfcReader: false });
+    expect(loadConfig({ NFC_PORT: '/dev/ttyACM0' })).toMatchObject({ meter: undefined, nfc: { path: '/dev/ttyACM0', baudRate: 115200 }, nfcReader: true });
+  });
+
+  test('METRICS_TOKEN: 16 to 256 printable characters', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(16) }).metricsToken).toBe('a'.repeat(16));
+    for (const bad of ['short', 'has a space in it ok', 'x'.repeat(257)]) expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(/METRICS_TOKEN/);
   });
 
   test('every variable is read; empty counts as unset', () => {

@@ -9,8 +9,7 @@ import { loadConfig } from '../services/config.js';
 import { startController, type Controller, type InspectionObserver } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
-import { createHardware } from '../drivers/index.js';
-import type { Hardware } from '../drivers/types.js';
+import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -80,18 +79,14 @@ export function httpRequest(port: number, method: string, path: string, opts: Re
   });
 }
 
-async function wrapSimulated(wrap: (hardware: Hardware, clock: ManualClock) => Hardware, clock: ManualClock, withoutPlant: boolean) {
-  const { hardware, plant } = await createHardware('sim', { now: () => clock.now(), timers: clock });
-  return { hardware: wrap(hardware, clock), plant: withoutPlant ? undefined : plant };
-}
-
 /** Where the test clock starts: 2026-06-01T08:00:00.000Z. */
 export const TEST_EPOCH = Date.UTC(2026, 5, 1, 8, 0, 0);
 
 /**
  * Starts a controller the way `npm start` does, on 127.0.0.1 and a free port, with a temporary data directory
  * (a real database file), simulated hardware, a manual clock for every timer and timestamp, and the log captured
- * in memory.
+ * in memory. The charge-point core runs on the test's thread behind the same messages as in its worker (the manual
+ * clock drives both); test/core/worker.test.ts and the process tests run the real worker.
  */
 export async function startHarness(
   opts: {
@@ -99,10 +94,12 @@ export async function startHarness(
     env?: Record<string, string>;
     clock?: ManualClock;
     inspect?: InspectionObserver;
-    /** Replaces devices of the simulated hardware (deliberately broken drivers for the model-based tests). */
-    hardware?: (hardware: Hardware, clock: ManualClock) => Hardware;
-    /** With `hardware`: start as on real hardware, without the simulated plant (so without /sim). */
-    withoutPlant?: boolean;
+    /** Replaces charge-point devices of the simulated hardware (deliberately broken drivers for the model-based tests). */
+    chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware;
+    /** Replaces the simulated reader (a deliberately broken NFC face). */
+    reader?: (hardware: ReaderHardware, clock: ManualClock) => ReaderHardware;
+    /** Start as on real hardware, without the simulator (so without /sim). */
+    withoutSimulator?: boolean;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -119,11 +116,14 @@ export async function startHarness(
   const controller = await startController({
     config,
     logger,
+    core: 'thread',
     clock,
     now: () => clock.now(),
     showInitialPassword: () => undefined,
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
-    ...(opts.hardware ? { hardware: await wrapSimulated(opts.hardware, clock, opts.withoutPlant ?? false) } : {}),
+    ...(opts.chargePoint ? { chargePointHardware: (hw) => opts.chargePoint!(hw, clock) } : {}),
+    ...(opts.reader ? { readerHardware: (hw) => opts.reader!(hw, clock) } : {}),
+    ...(opts.withoutSimulator ? { withoutSimulator: true } : {}),
   });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {

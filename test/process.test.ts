@@ -150,6 +150,15 @@ test('an invalid variable stops the process with a message naming it', () => {
   expect(res.stderr).toContain('PORT: must be a whole number from 0 to 65535 (got "eighty")');
 });
 
+test('HARDWARE=rpi where there is no Raspberry Pi: the hardware is checked first, nothing is created, no password printed', async () => {
+  const dataDir = join(root, 'no-pi');
+  const res = spawnSync(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', HARDWARE: 'rpi', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir }, encoding: 'utf8' });
+  expect(res.status).toBe(1);
+  expect(res.stderr).toMatch(/The controller failed to start: .*pigpio/);
+  expect(res.stderr).not.toContain('First start');
+  await expect(stat(dataDir)).rejects.toThrow(/ENOENT/);
+});
+
 test('npm run accounts: set, list and remove accounts on the controller database', async () => {
   const dataDir = join(root, 'accounts');
   const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir };

@@ -71,7 +71,7 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
     GET: engineer(async (c) =>
       c.json({
         charts: await renderCharts(),
-        simulator: deps.plant ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
+        simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
       }),
     ),
   });

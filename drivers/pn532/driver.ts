@@ -20,6 +20,7 @@ export const CMD = {
   WriteRegister: 0x08,
   SetParameters: 0x12,
   SAMConfiguration: 0x14,
+  PowerDown: 0x16,
   RFConfiguration: 0x32,
   InListPassiveTarget: 0x4a,
   InRelease: 0x52,
@@ -52,6 +53,8 @@ export class Pn532Error extends Error {
 export interface CommandOptions {
   /** Time for the response after the ACK; null = wait until `abort()` (default DEFAULT_RESPONSE_TIMEOUT_MS). */
   responseTimeoutMs?: number | null;
+  /** Send the HSU wake-up before the frame, on every try (the chip asleep loses a frame without it). */
+  wakeUp?: boolean;
 }
 
 export const DEFAULT_ACK_TIMEOUT_MS = 350;
@@ -74,6 +77,13 @@ export interface Pn532DriverOptions {
   timers: Timers;
   ackTimeoutMs?: number;
 }
+
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+};
 
 export class Pn532Driver {
   private readonly decoder = new FrameDecoder();
@@ -112,7 +122,8 @@ export class Pn532Driver {
     const run = () =>
       new Promise<Uint8Array>((resolve, reject) => {
         if (this.closed) return reject(new Pn532Error('PN532 driver closed', 'closed'));
-        this.running = { code, frame: encodeFrame(TFI_HOST, data), responseTimeoutMs, attempts: 0, nacks: 0, phase: 'ack', timer: undefined, resolve, reject };
+        const frame = encodeFrame(TFI_HOST, data);
+        this.running = { code, frame: options.wakeUp ? concat(WAKE_UP, frame) : frame, responseTimeoutMs, attempts: 0, nacks: 0, phase: 'ack', timer: undefined, resolve, reject };
         this.send();
       });
     const result = this.queue.then(run, run);
@@ -120,10 +131,12 @@ export class Pn532Driver {
     return result;
   }
 
-  /** Wakes the chip (HSU wake-up bytes) and puts it in normal mode (SAMConfiguration). */
+  /**
+   * Wakes the chip (HSU wake-up bytes) and puts it in normal mode (SAMConfiguration): the way out of Low VBat mode,
+   * where it starts. The wake-up goes before every try, as a chip in Low VBat takes only the frame right after it.
+   */
   async wakeUp(): Promise<void> {
-    await this.write(WAKE_UP);
-    await this.command(CMD.SAMConfiguration, [0x01]);
+    await this.command(CMD.SAMConfiguration, [0x01], { wakeUp: true });
   }
 
   /**
@@ -134,10 +147,7 @@ export class Pn532Driver {
     const r = this.running;
     if (!r) return;
     this.finish(new Pn532Error('command aborted', 'aborted'));
-    const bytes = new Uint8Array(WAKE_UP.length + ACK_FRAME.length);
-    bytes.set(WAKE_UP);
-    bytes.set(ACK_FRAME, WAKE_UP.length);
-    void this.write(bytes).catch(() => {});
+    void this.write(concat(WAKE_UP, ACK_FRAME)).catch(() => {});
   }
 
   /** Whether a command is waiting for its ACK or response. */

@@ -15,7 +15,6 @@ export interface Pn532PortOptions {
   baudRate: number;
 }
 
-export const DEFAULT_NFC_PORT: Pn532PortOptions = { path: '/dev/ttyS0', baudRate: 115200 };
 
 export interface ReaderContext {
   timers: Timers;
@@ -48,7 +47,7 @@ export async function openPn532Reader(port: Pn532PortOptions, context: ReaderCon
 
 /** The reader on a simulated PN532 (cards and a phone in its field), started. */
 export async function createSimulatedReader(context: ReaderContext & { wire?: { baudRate: number } }): Promise<{ reader: Pn532Reader; sim: SimulatedPn532; close(): Promise<void> }> {
-  const sim = await createSimulatedPn532(context.wire ? { wire: context.wire } : {});
+  const sim = await createSimulatedPn532({ timers: context.timers, ...(context.wire ? { wire: context.wire } : {}) });
   const reader = createPn532Reader(sim.port, {
     timers: context.timers,
     ...(context.log ? { log: context.log } : {}),

@@ -4,7 +4,7 @@
  * first detected wins: a phone activating the tag keeps the reader in target mode until `resumeChecking()`.
  *
  * A card is reported once per presentation: after a read the reader only checks (single attempt) whether the same
- * card is still there, and reports again once a check has found the field without it.
+ * card is still there, and reports again once a check has found the field without it. Turn lengths: TARGET_TURN_MS.
  */
 import { Listeners } from '../listeners.js';
 import type { DriverLog, NfcTarget, RfidMode, RfidReader, TagTechnology, Timers } from '../types.js';
@@ -12,15 +12,22 @@ import { CMD, Pn532Driver, Pn532Error, type Pn532Port } from './driver.js';
 
 /** Reader turn in `rfid` mode: InListPassiveTarget waits in the chip this long, then is re-issued (a liveness check). */
 export const RFID_TURN_MS = 10_000;
-/** `hybrid` mode: a reader turn, then a target turn (check on hardware). */
-export const READER_TURN_MS = 300;
-export const TARGET_TURN_MS = 1_000;
+/**
+ * `hybrid` mode: a target turn (TgInitAsTarget, aborted after this long), then a reader turn of one activation
+ * attempt (answered at once: about 10 ms with the UART frames and the field's guard time), and again. A phone polls
+ * about every 205 ms, so a target turn this long contains one of its polls whatever their phase; a card waits at
+ * most one target turn. Design and measurements: docs/nfc.md.
+ */
+export const TARGET_TURN_MS = 250;
 /** While a read card stays on the reader, it is checked again this often. */
 export const CARD_PRESENCE_POLL_MS = 200;
 /** After a chip failure the reader wakes it up and starts again after this pause. */
 export const RECOVERY_MS = 2_000;
-/** A phone's APDU not answered by the NFC link within this time gets `6F 00` (a safety net: the link always answers). */
-export const APDU_ANSWER_LIMIT_MS = 2_000;
+/**
+ * A phone's APDU not answered by the NFC link within this time gets `6F 00` (a safety net: the link always answers),
+ * before the phone gives up (Android: about 1 s).
+ */
+export const APDU_ANSWER_LIMIT_MS = 900;
 
 /** TgInitAsTarget as a Type 4 Tag (libnfc's parameters): PICC only, SENS_RES 0400, NFCID1 ..B00B, SEL_RES 20. */
 const TG_INIT_AS_TARGET = Uint8Array.of(0x05, 0x04, 0x00, 0x00, 0xb0, 0x0b, 0x20, ...new Array<number>(18 + 10 + 2).fill(0));
@@ -148,13 +155,22 @@ export function createPn532Reader(port: Pn532Port, options: Pn532ReaderOptions):
     safeEmit(tags, found.uid, found.technology);
   }
 
-  async function readerTurn(windowMs: number): Promise<void> {
-    if (presentUid !== null) {
-      // Is the card read last still there? One attempt, answered at once.
-      await setRetries(0x00);
-      const found = parseInListResponse(await driver.command(CMD.InListPassiveTarget, [0x01, 0x00]));
-      if (found) await release();
-      if (found?.uid === presentUid) {
+  /** One activation attempt, answered at once: the card in the field (released again), or null. */
+  async function attempt(): Promise<{ uid: string; technology: TagTechnology } | null> {
+    await setRetries(0x00);
+    const found = parseInListResponse(await driver.command(CMD.InListPassiveTarget, [0x01, 0x00]));
+    if (found) await release();
+    return found;
+  }
+
+  /**
+   * A reader turn: one attempt in hybrid mode and while a read card may still be there (reported only when it is
+   * another card); in rfid mode otherwise, InListPassiveTarget waiting in the chip for a card (RFID_TURN_MS).
+   */
+  async function readerTurn(): Promise<void> {
+    if (mode === 'hybrid' || presentUid !== null) {
+      const found = await attempt();
+      if (found && found.uid === presentUid) {
         if (mode === 'rfid') await pause(CARD_PRESENCE_POLL_MS);
         return;
       }
@@ -163,7 +179,7 @@ export function createPn532Reader(port: Pn532Port, options: Pn532ReaderOptions):
       return;
     }
     await setRetries(0xff);
-    const response = await waitFor(CMD.InListPassiveTarget, [0x01, 0x00], windowMs);
+    const response = await waitFor(CMD.InListPassiveTarget, [0x01, 0x00], RFID_TURN_MS);
     if (response === null) {
       await release();
       return;
@@ -230,7 +246,7 @@ export function createPn532Reader(port: Pn532Port, options: Pn532ReaderOptions):
           await targetTurn(TARGET_TURN_MS);
         } else {
           nextTurn = 'target';
-          await readerTurn(mode === 'hybrid' ? READER_TURN_MS : RFID_TURN_MS);
+          await readerTurn();
         }
       } catch (err) {
         if (closed) break;

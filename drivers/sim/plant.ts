@@ -12,8 +12,7 @@ import { currentForDuty, checkDuty } from '../control-pilot/pwm.js';
 import { checkBeep, DEFAULT_BEEP_MS } from '../buzzer/beep.js';
 import { checkLedPattern, LEDS_OFF } from '../leds/pattern.js';
 import { Listeners } from '../listeners.js';
-import type { Hardware, LedPattern, PilotLevel, TagTechnology } from '../types.js';
-import type { SimulatedPhone, WireStats } from '../pn532/sim.js';
+import type { ChargePointHardware, LedPattern, PilotLevel, Timers } from '../types.js';
 
 export const SIM_FAULTS = ['cp-short', 'diode-fault', 'meter-offline', 'contactor-welded', 'contactor-stuck-open', 'temperature-sensor-offline'] as const;
 export type SimFault = (typeof SIM_FAULTS)[number];
@@ -42,6 +41,8 @@ export interface SimState {
   beeps: number;
   lastBeep?: { count: number; ms: number };
   faults: SimFault[];
+  /** The self-driven EV: it switches between C and B every this many ms on its own (0: off). */
+  alternateMs: number;
 }
 
 /** The controls of the simulation (the controller's /sim routes and the CLI call them). Invalid calls throw an Error. */
@@ -57,22 +58,17 @@ export interface SimulatedPlant {
   setVentilation(required: boolean): void;
   /** The EV on-board charger's current limit, 0..80 A (default 16 A). */
   setEvMaxCurrent(amps: number): void;
-  /** A tag is presented to the reader: 4, 7 or 10-byte UID as hex (8, 14 or 20 digits), reported upper-case. */
-  presentTag(uid: string, technology?: TagTechnology): void;
+  /**
+   * The self-driven EV: with the vehicle plugged in, it switches between requesting charge (C) and not (B) every
+   * `ms` milliseconds on its own, timed by the plant's timers (0 stops it; unplugging stops it too). Each switch is
+   * reported with the time it was due, so a late timer shows as a late reaction, not as a late vehicle.
+   */
+  alternate(ms: number): void;
   inject(fault: SimFault): void;
   clear(fault: SimFault): void;
   /** Temperature the sensor reads, -55..125 °C (default 25). */
   setTemperature(celsius: number): void;
   state(): SimState;
-  /**
-   * A simulated phone is tapped: it sends one API request text over NFC (the Type 4 Tag write, then read), resolves
-   * with the answer text and leaves. Present when the reader is the simulated PN532 (HARDWARE=sim).
-   */
-  phoneRequest?(text: string): Promise<string>;
-  /** The simulated phone in the reader's field (it enters when called and none is there). HARDWARE=sim only. */
-  nfcPhone?(): SimulatedPhone;
-  /** Bytes and APDUs the simulated PN532 has moved so far (live counters). HARDWARE=sim only. */
-  nfcStats?(): WireStats;
 }
 
 export interface SimulatedHardwareOptions {
@@ -82,9 +78,12 @@ export interface SimulatedHardwareOptions {
   phases?: 1 | 3;
   /** Phase voltage in V (default 230). */
   voltageV?: number;
-  /** Where a presented tag goes (the simulated PN532's field); without it the plant's own reader reports it. */
-  tap?: (uid: string, technology: TagTechnology) => void;
+  /** Timers of the self-driven EV (`alternate`); without them it cannot be used. */
+  timers?: Timers;
 }
+
+/** The longest and shortest switching period of the self-driven EV. */
+export const ALTERNATE_MS_RANGE = [10, 3_600_000] as const;
 
 const MS_PER_HOUR = 3_600_000;
 
@@ -92,7 +91,7 @@ function checkFault(fault: SimFault): void {
   if (!(SIM_FAULTS as readonly string[]).includes(fault)) throw new Error(`unknown fault ${JSON.stringify(fault)}: one of ${SIM_FAULTS.join(', ')}`);
 }
 
-export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardware: Hardware; plant: SimulatedPlant } {
+export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardware: ChargePointHardware; plant: SimulatedPlant } {
   const { now } = opts;
   const phases = opts.phases ?? 3;
   const voltageV = opts.voltageV ?? 230;
@@ -115,8 +114,9 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
   let energyBase = 0;
   let segmentStart = now();
 
-  const levelListeners = new Listeners<[PilotLevel]>();
-  const tagListeners = new Listeners<[string, TagTechnology]>();
+  const levelListeners = new Listeners<[PilotLevel, number]>();
+  let alternateMs = 0;
+  let alternateTimer: unknown;
 
   const contactorClosed = () => (faults.has('contactor-welded') ? true : faults.has('contactor-stuck-open') ? false : contactorCommanded);
 
@@ -142,8 +142,11 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
 
   let emittedLevel = pilotLevel();
 
-  /** Applies a state change: closes the constant-power interval, then reports a pilot level change. */
-  const change = (apply: () => void) => {
+  /**
+   * Applies a state change: closes the constant-power interval, then reports a pilot level change with the time it
+   * happened (`at`: when it was due, for the self-driven EV; now otherwise).
+   */
+  const change = (apply: () => void, at?: number) => {
     const t = now();
     const before = powerW();
     apply();
@@ -154,8 +157,22 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
     const level = pilotLevel();
     if (level !== emittedLevel) {
       emittedLevel = level;
-      levelListeners.emit(level);
+      levelListeners.emit(level, at ?? t);
     }
+  };
+
+  const stopAlternating = () => {
+    if (alternateMs === 0) return;
+    opts.timers?.clearTimeout(alternateTimer);
+    alternateMs = 0;
+  };
+  /** The next switch of the self-driven EV, due `alternateMs` after the previous one was due. */
+  const scheduleSwitch = (due: number) => {
+    const timers = opts.timers!;
+    alternateTimer = timers.setTimeout(() => {
+      change(() => (vehicle = vehicle === 'requesting' ? 'connected' : 'requesting'), due);
+      scheduleSwitch(due + alternateMs);
+    }, Math.max(0, due - timers.now()));
   };
 
   const plant: SimulatedPlant = {
@@ -165,6 +182,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
     },
     unplug() {
       if (vehicle === 'unplugged') throw new Error('no vehicle is plugged in');
+      stopAlternating();
       change(() => (vehicle = 'unplugged'));
     },
     charge() {
@@ -185,13 +203,17 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       if (typeof amps !== 'number' || !Number.isFinite(amps) || amps < 0 || amps > 80) throw new Error(`EV maximum current must be 0 to 80 A (got ${JSON.stringify(amps)})`);
       change(() => (evMaxCurrentA = amps));
     },
-    presentTag(uid, technology = 'RFID') {
-      if (typeof uid !== 'string' || !/^(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{14}|[0-9a-fA-F]{20})$/.test(uid)) {
-        throw new Error(`tag UID must be 4, 7 or 10 bytes as hex (8, 14 or 20 hex digits), got ${JSON.stringify(uid)}`);
+    alternate(ms) {
+      const [min, max] = ALTERNATE_MS_RANGE;
+      if (typeof ms !== 'number' || !Number.isInteger(ms) || (ms !== 0 && (ms < min || ms > max))) {
+        throw new Error(`the EV's switching period must be 0 (off) or ${min} to ${max} ms (got ${JSON.stringify(ms)})`);
       }
-      if (technology !== 'RFID' && technology !== 'NFC') throw new Error(`tag technology must be RFID or NFC (got ${JSON.stringify(technology)})`);
-      if (opts.tap) opts.tap(uid.toUpperCase(), technology);
-      else tagListeners.emit(uid.toUpperCase(), technology);
+      if (ms === 0) return stopAlternating();
+      if (!opts.timers) throw new Error('this simulation has no timers for a self-driven EV');
+      if (vehicle === 'unplugged') throw new Error('no vehicle is plugged in: plug it in before it can switch between C and B');
+      stopAlternating();
+      alternateMs = ms;
+      scheduleSwitch(opts.timers.now() + ms);
     },
     inject(fault) {
       checkFault(fault);
@@ -228,11 +250,12 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
         beeps,
         ...(lastBeep ? { lastBeep: { ...lastBeep } } : {}),
         faults: SIM_FAULTS.filter((f) => faults.has(f)),
+        alternateMs,
       };
     },
   };
 
-  const hardware: Hardware = {
+  const hardware: ChargePointHardware = {
     pilot: {
       level: pilotLevel,
       onLevel: (listener) => levelListeners.add(listener),
@@ -263,7 +286,6 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
         return { energyWh: energyWh(), powerW: powerW(), currentsA: Array<number>(phases).fill(current) };
       },
     },
-    rfid: { onTag: (listener) => tagListeners.add(listener) },
     buzzer: {
       beep(count, ms = DEFAULT_BEEP_MS) {
         checkBeep(count, ms);
@@ -285,6 +307,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       },
     },
     async close() {
+      stopAlternating();
       change(() => {
         duty = null;
         contactorCommanded = false;

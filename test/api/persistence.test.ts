@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
 import { startHarness } from '../harness.js';
+import { txRecord } from '../transactions.js';
 
 test('users, whitelist, key/value pairs and transactions survive a restart; sessions do not', async () => {
   const first = await startHarness();
@@ -7,8 +8,9 @@ test('users, whitelist, key/value pairs and transactions survive a restart; sess
   const user = (await first.http('POST', '/v1/users', { session, body: { userName: 'Persisted' } })).json;
   await first.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: 'P1', userid: user.userId, tagType: 'NFC' }] } });
   await first.http('POST', '/v1/map', { session, body: { durable: 'yes' } });
-  const t = await first.controller.transactions.begin({ meterWh: 0 });
-  await first.controller.transactions.finish(t.transactionId, { meterWh: 1234, maxPowerW: 7000, reason: 'Local' });
+  const t = txRecord({ startedAt: first.clock.now(), meterWh: 0 });
+  await first.controller.transactions.begin(t);
+  await first.controller.transactions.finish({ ...t, meterLastWh: 1234, meterLastAt: first.clock.now(), maxPowerW: 7000 }, { reason: 'Local' });
   await first.stop({ keepData: true });
 
   const second = await startHarness({ dataDir: first.dataDir });

@@ -3,6 +3,7 @@ import { transactions } from '../../db/schema.js';
 import { completedIn } from '../../services/transactions.js';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startHarness, type Harness } from '../harness.js';
+import { txRecord } from '../transactions.js';
 
 let h: Harness;
 let session: string;
@@ -20,12 +21,13 @@ beforeAll(async () => {
     { start: '2026-03-05T23:59:59.999Z', end: '2026-03-06T01:00:00.000Z', from: 9500, to: 20000, max: 22000, tagId: 'EV:01' },
   ];
   for (const s of specs) {
-    const t = await tx.begin({ meterWh: s.from, at: at(s.start), ...(s.tagId ? { tagId: s.tagId } : {}), ...(s.userId ? { userId: s.userId } : {}) });
-    await tx.checkpoint(t.transactionId, s.to - 10, s.max);
-    await tx.finish(t.transactionId, { meterWh: s.to, maxPowerW: s.max, reason: 'EVDisconnected', at: at(s.end) });
-    ids.push(t.transactionId);
+    const t = txRecord({ meterWh: s.from, startedAt: at(s.start), ...(s.tagId ? { tagId: s.tagId } : {}), ...(s.userId ? { userId: s.userId } : {}) });
+    await tx.begin(t);
+    await tx.checkpoint({ ...t, meterLastWh: s.to - 10, meterLastAt: at(s.end) - 1000, maxPowerW: s.max });
+    await tx.finish({ ...t, meterLastWh: s.to, meterLastAt: at(s.end), maxPowerW: s.max }, { reason: 'EVDisconnected', at: at(s.end) });
+    ids.push(t.id);
   }
-  await tx.begin({ meterWh: 20000, at: at('2026-03-07T10:00:00.000Z') });
+  await tx.begin(txRecord({ meterWh: 20000, startedAt: at('2026-03-07T10:00:00.000Z') }));
 });
 afterAll(() => h.stop());
 

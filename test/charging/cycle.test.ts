@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { transitionTable } from '../../machines/transitions.js';
-import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/charging.js';
-import { transactions } from '../../db/schema.js';
+import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { transactions as transactionsTable } from '../../db/schema.js';
 import { KNOWN, OTHER, startCharger, taken, UNKNOWN, type Charger } from './scenario.js';
 
 /**
@@ -194,7 +194,7 @@ describe('authorization before plug-in', () => {
     expect((await c.view()).plant).toMatchObject({ contactorClosed: true, cableLocked: true });
     await c.act('unplug');
     expect((await c.view()).plant).toMatchObject({ contactorClosed: false, cableLocked: false, pwmDuty: null });
-    const row = await c.h.controller.database.db.select().from(transactions);
+    const row = await c.h.controller.database.db.select().from(transactionsTable);
     expect(row.map((r) => r.stopReason)).toEqual(['EVDisconnected']);
   });
 
@@ -448,7 +448,7 @@ describe('faults and unavailability from every state', () => {
     await c.step(50);
     expect((await c.state()).systemState).toBe('wait_for_auth');
     expect((await c.api('GET', '/v1/messages')).json.messages).toEqual([]);
-    const [tx] = await c.h.controller.database.db.select().from(transactions);
+    const [tx] = await c.h.controller.database.db.select().from(transactionsTable);
     expect(tx!.stopReason).toBe('Other');
   });
 
@@ -524,10 +524,48 @@ describe('faults and unavailability from every state', () => {
 });
 
 describe('persistence of the active transaction', () => {
+  it('on a slow disk the checkpoints waiting to be written collapse into the latest: the queue never grows', async () => {
+    const c = await charger();
+    await charging(c);
+    await c.step(0);
+    const written: number[] = [];
+    const transactions = c.h.controller.transactions;
+    const checkpoint = transactions.checkpoint.bind(transactions);
+    transactions.checkpoint = async (record) => {
+      written.push(record.meterLastWh ?? -1);
+      await checkpoint(record);
+    };
+    // The disk is busy (a write held open) while the EV pauses and resumes five times: ten state changes.
+    let release!: () => void;
+    const held = c.h.controller.database.write(() => new Promise<void>((resolve) => (release = resolve)));
+    let meterNow: number;
+    try {
+      // The clock moves on without waiting for persistence (which waits for the disk).
+      for (let i = 0; i < 5; i++) {
+        await c.sim('pause');
+        await c.h.clock.advance(2_000);
+        await c.sim('charge');
+        await c.h.clock.advance(50);
+      }
+      expect((await c.state()).systemState).toBe('charging');
+      // The first checkpoint waits for the disk; the nine after it wait as one, with the last state change's reading.
+      expect(written).toHaveLength(1);
+      meterNow = Math.round((await c.view()).plant.energyWh);
+    } finally {
+      release();
+    }
+    await held;
+    await c.step(0);
+    expect(written).toHaveLength(2);
+    expect(Math.abs(written[1]! - meterNow)).toBeLessThanOrEqual(4);
+    const row = (await c.h.controller.database.db.select().from(transactionsTable))[0]!;
+    expect(row.meterLastWh).toBe(written[1]);
+  });
+
   it('is checkpointed every 10 s and on every state change', async () => {
     const c = await charger();
     await charging(c);
-    const row = async () => (await c.h.controller.database.db.select().from(transactions))[0]!;
+    const row = async () => (await c.h.controller.database.db.select().from(transactionsTable))[0]!;
     const first = await row(); // written when charging began (a state change)
     await c.step(CHECKPOINT_INTERVAL_MS - POLL_INTERVAL_MS);
     expect((await row()).checkpointedAt).toBe(first.checkpointedAt);
@@ -557,7 +595,7 @@ describe('persistence of the active transaction', () => {
     const [tx] = (await again.api('GET', '/v1/transactions')).json;
     expect(tx).toMatchObject({ tagId: KNOWN, consumption: 184 });
     expect((await again.state()).systemState).toBe('idle');
-    const rows = await again.h.controller.database.db.select().from(transactions);
+    const rows = await again.h.controller.database.db.select().from(transactionsTable);
     expect(rows.map((r) => r.stopReason)).toEqual(['Reboot']);
   });
 });

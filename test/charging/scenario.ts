@@ -1,7 +1,7 @@
 import type { AnyStateNode, InspectionEvent } from 'xstate';
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import { takenKey } from '../../machines/transitions.js';
-import type { Hardware } from '../../drivers/types.js';
+import type { ChargePointHardware } from '../../drivers/types.js';
 import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness, type HttpResult } from '../harness.js';
 
@@ -53,11 +53,11 @@ export interface Charger {
 
 /** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
 export async function startCharger(
-  opts: { dataDir?: string; inspect?: (e: InspectionEvent) => void; hardware?: (hardware: Hardware, clock: ManualClock) => Hardware } = {},
+  opts: { dataDir?: string; inspect?: (e: InspectionEvent) => void; chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware } = {},
 ): Promise<Charger> {
   const h = await startHarness({
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-    ...(opts.hardware ? { hardware: opts.hardware } : {}),
+    ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
     inspect: (e) => {
       record(e);
       opts.inspect?.(e);

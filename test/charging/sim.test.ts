@@ -45,9 +45,29 @@ describe('/sim routes', () => {
   });
 });
 
+describe('the simulator shows no personal data', () => {
+  it('a running transaction shows its metering, never its tag or user', async () => {
+    const session = await h.login();
+    const user = (await h.http('POST', '/v1/users', { session, body: { userName: 'Mallory' } })).json.userId as string;
+    await h.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: '0A0B0C0D', userid: user }] } });
+    await h.sim('plug');
+    await h.step(50);
+    await h.sim('tag', { id: '0A0B0C0D' });
+    for (let i = 0; i < 20 && !(await h.http('GET', '/sim')).json.chargePoint.transaction; i++) await h.step(20);
+    const view = await h.http('GET', '/sim');
+    expect(view.json.chargePoint.transaction).toMatchObject({ consumption: 0, power: 0 });
+    expect(view.text).not.toContain('0A0B0C0D');
+    expect(view.text).not.toContain(user);
+    // The API, with a session, shows them.
+    expect((await h.http('GET', '/v1/system_state', { session })).json.transaction).toMatchObject({ tagId: '0A0B0C0D', userId: user });
+    await h.sim('unplug');
+    await h.step(50);
+  });
+});
+
 describe('without the simulated plant (real hardware)', () => {
   it('there are no /sim routes', async () => {
-    const real = await startHarness({ hardware: (hardware) => hardware, withoutPlant: true });
+    const real = await startHarness({ withoutSimulator: true });
     try {
       expect((await real.http('GET', '/sim')).status).toBe(404);
       expect((await real.http('POST', '/sim/plug')).status).toBe(404);
@@ -70,20 +90,49 @@ describe('npm run sim', () => {
       ),
     );
 
-  it('drives the simulator and prints what it shows', async () => {
-    let out = await runAsync('plug');
+  /**
+   * Runs the CLI (another process, on real time) while the manual clock moves on in 20 ms steps (the CP debounce,
+   * the reader's turns), a few milliseconds of real time apart so that the clock keeps moving until the CLI ends.
+   */
+  async function stepping(...args: string[]) {
+    const p = runAsync(...args);
+    let done = false;
+    void p.finally(() => (done = true));
+    while (!done) {
+      await h.step(20);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    return p;
+  }
+
+  it('drives the simulator and prints the state once the charge point has taken the command in', async () => {
+    const session = await h.login();
+    await h.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: '04A1B2C3' }] } });
+    let out = await stepping('plug');
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('vehicle connected, CP B');
-    out = await runAsync('limit', '10');
+    expect(out.stdout).toContain('charge point wait_for_auth / preparing / wait_for_auth');
+    out = await stepping('tag', 'DEADBEEF');
+    expect(out.stdout).toContain('tag refused (one long beep)');
+    out = await stepping('tag', '04a1b2c3');
+    expect(out.stdout).toContain('tag accepted (one short beep)');
+    expect(out.stdout).toContain('charge point connected / suspendedev / authorized_for_charging');
+    out = await stepping('limit', '10');
     expect(out.stdout).toContain('load limit 10');
-    out = await runAsync('charge');
-    expect(out.stdout).toContain('vehicle requesting, CP C');
-    out = await runAsync('fault', 'lightning');
+    out = await stepping('charge');
+    expect(out.stdout).toContain('vehicle requesting, CP C, PWM 10 A, contactor closed');
+    expect(out.stdout).toContain('charge point charging / charging');
+    out = await stepping('ev-alternate', '500');
+    expect(out.stdout).toContain('the EV switches between C and B every 500 ms');
+    out = await stepping('ev-alternate', '0');
+    expect(out.stdout).not.toContain('switches');
+    out = await stepping('fault', 'lightning');
     expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/fault must be one of/);
-    out = await runAsync('status');
+    out = await stepping('status');
     expect(out.stdout).toMatch(/charge point \w+/);
-    await runAsync('limit', 'none');
+    await stepping('limit', 'none');
+    await stepping('unplug');
   });
 
   it('explains itself when no controller answers or the command is unknown', () => {

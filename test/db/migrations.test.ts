@@ -9,13 +9,14 @@ import { startHarness } from '../harness.js';
 
 const MIGRATIONS = join(import.meta.dirname, '..', '..', 'db', 'migrations');
 
-/** A database file as a controller of an older version left it: the migrations up to and including `lastTag`. */
-async function databaseAt(lastTag: string, dataDir: string): Promise<ReturnType<typeof createClient>> {
+/** A database file as a controller of an older version left it: the migrations before the one tagged `tag`. */
+async function databaseBefore(tag: string, dataDir: string): Promise<ReturnType<typeof createClient>> {
   const folder = join(dataDir, 'old-migrations');
   await mkdir(join(folder, 'meta'), { recursive: true });
   const journal = JSON.parse(await readFile(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8'));
-  const upTo = journal.entries.findIndex((e: { tag: string }) => e.tag === lastTag);
-  journal.entries = journal.entries.slice(0, upTo + 1);
+  const index = journal.entries.findIndex((e: { tag: string }) => e.tag === tag);
+  expect(index).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, index);
   await writeFile(join(folder, 'meta', '_journal.json'), JSON.stringify(journal));
   for (const { tag } of journal.entries) await cp(join(MIGRATIONS, `${tag}.sql`), join(folder, `${tag}.sql`));
   const client = createClient({ url: `file:${join(dataDir, 'controller.db')}` });
@@ -23,10 +24,10 @@ async function databaseAt(lastTag: string, dataDir: string): Promise<ReturnType<
   return client;
 }
 
-test('migration 0002 resolves whitelist ids that differ only in letter case: the first added is kept, the others are recorded and logged once', async () => {
+test('migration 0003 resolves whitelist ids that differ only in letter case: the first added is kept, the others are recorded and logged once', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'cc-migration-'));
   try {
-    const old = await databaseAt('0001_settings', dataDir);
+    const old = await databaseBefore('0003_whitelist_tag_case', dataDir);
     await old.execute(`INSERT INTO users (id, name, created_at) VALUES ('a1a1a1a1-0000-4000-8000-000000000001', 'Alice', 1), ('b2b2b2b2-0000-4000-8000-000000000002', 'Mallory', 2)`);
     await old.execute(`INSERT INTO whitelist (id, user_id, name, created_at) VALUES
       ('04A1B2C3', 'a1a1a1a1-0000-4000-8000-000000000001', 'Alice card', 10),

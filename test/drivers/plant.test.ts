@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { dutyForCurrent } from '../../drivers/control-pilot/pwm.js';
 import { createSimulatedHardware, SIM_FAULTS, type SimFault } from '../../drivers/sim/plant.js';
-import type { Hardware, PilotLevel } from '../../drivers/types.js';
+import type { ChargePointHardware, PilotLevel } from '../../drivers/types.js';
+import { ManualClock } from '../clock.js';
 
 const HOUR = 3_600_000;
 
@@ -41,6 +42,7 @@ describe('simulated plant: vehicle and pilot', () => {
       leds: { color: 'off', mode: 'steady' },
       beeps: 0,
       faults: [],
+      alternateMs: 0,
     });
     expect(hardware.pilot.level()).toBe('a');
     expect(hardware.pilot.duty()).toBeNull();
@@ -173,7 +175,7 @@ describe('simulated plant: physics', () => {
     expect(plant.state().energyWh).toBe(11040);
   });
 
-  test.each<[string, (hw: Hardware, plant: ReturnType<typeof createSimulatedHardware>['plant']) => void]>([
+  test.each<[string, (hw: ChargePointHardware, plant: ReturnType<typeof createSimulatedHardware>['plant']) => void]>([
     ['no PWM (EV stays in C)', (hw) => hw.pilot.setDuty(null)],
     ['a duty announcing no current (5 %)', (hw) => hw.pilot.setDuty(5)],
     ['a duty above 97 %', (hw) => hw.pilot.setDuty(98)],
@@ -333,37 +335,55 @@ describe('simulated plant: faults', () => {
   });
 });
 
-describe('simulated plant: reader, buzzer, LEDs', () => {
-  test('presentTag emits the UID upper-case with its technology', () => {
-    const { plant, hardware } = createSimulatedHardware({ now });
-    const tags: [string, string][] = [];
-    const off = hardware.rfid.onTag((uid, technology) => tags.push([uid, technology]));
-    plant.presentTag('04a1b2c3');
-    plant.presentTag('04A1B2C3D4E5F6', 'NFC');
-    plant.presentTag('0123456789abcdefABCD', 'RFID');
-    expect(tags).toEqual([
-      ['04A1B2C3', 'RFID'],
-      ['04A1B2C3D4E5F6', 'NFC'],
-      ['0123456789ABCDEFABCD', 'RFID'],
+describe('simulated plant: the self-driven EV', () => {
+  test('switches between C and B every period on its own, each change reported with the time it was due', () => {
+    const clock = new ManualClock(1_000);
+    const { plant, hardware } = createSimulatedHardware({ now: () => clock.now(), timers: clock });
+    const seen: Array<[PilotLevel, number]> = [];
+    hardware.pilot.onLevel((level, at) => seen.push([level, at!]));
+    plant.plug();
+    plant.alternate(100);
+    expect(plant.state().alternateMs).toBe(100);
+    clock.increment(350);
+    expect(seen).toEqual([
+      ['b', 1_000],
+      ['c', 1_100],
+      ['b', 1_200],
+      ['c', 1_300],
     ]);
-    off();
-    plant.presentTag('04a1b2c3');
-    expect(tags).toHaveLength(3);
+    plant.alternate(0);
+    clock.increment(1_000);
+    expect(seen).toHaveLength(4);
+    expect(plant.state()).toMatchObject({ alternateMs: 0, vehicle: 'requesting' });
   });
 
-  test.each(['04a1b2', '04a1b2c3d', '04a1b2c3d4e5', 'zz112233', '04:a1:b2:c3', ' 04a1b2c3', ''])('UID %j is refused', (uid) => {
-    const { plant, hardware } = createSimulatedHardware({ now });
-    let called = false;
-    hardware.rfid.onTag(() => (called = true));
-    expect(() => plant.presentTag(uid)).toThrow(/8, 14 or 20 hex digits/);
-    expect(called).toBe(false);
+  test('a late timer does not make the vehicle late: the reading carries the time it was due', () => {
+    const clock = new ManualClock(0);
+    const { plant, hardware } = createSimulatedHardware({ now: () => clock.now(), timers: clock });
+    const seen: number[] = [];
+    hardware.pilot.onLevel((_level, at) => seen.push(at!));
+    plant.plug();
+    plant.alternate(50);
+    // Time jumps past two periods in one step: both switches are reported with their own due times.
+    clock.increment(120);
+    expect(seen).toEqual([0, 50, 100]);
   });
 
-  test('an unknown technology is refused', () => {
-    const { plant } = createSimulatedHardware({ now });
-    expect(() => plant.presentTag('04a1b2c3', 'BLE' as 'NFC')).toThrow(/RFID or NFC/);
+  test('unplugging stops it; it needs a vehicle, a valid period and timers', () => {
+    const clock = new ManualClock(0);
+    const { plant } = createSimulatedHardware({ now: () => clock.now(), timers: clock });
+    expect(() => plant.alternate(100)).toThrow(/no vehicle is plugged in/);
+    plant.plug();
+    for (const bad of [5, 1.5, -1, 3_600_001, Number.NaN]) expect(() => plant.alternate(bad)).toThrow(/0 \(off\) or 10 to 3600000 ms/);
+    plant.alternate(100);
+    plant.unplug();
+    expect(plant.state().alternateMs).toBe(0);
+    expect(clock.pending()).toBe(0);
+    expect(() => createSimulatedHardware({ now: () => 0 }).plant.alternate(100)).toThrow(/plug|timers/);
   });
+});
 
+describe('simulated plant: buzzer, LEDs', () => {
   test('buzzer beeps are counted', () => {
     const { plant, hardware } = createSimulatedHardware({ now });
     hardware.buzzer.beep(3, 200);

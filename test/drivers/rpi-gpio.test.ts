@@ -278,8 +278,6 @@ describe('Raspberry Pi hardware assembly', () => {
     expect(hw.contactor.feedback()).toBeUndefined();
     await expect(hw.temperature.read()).rejects.toThrow(/does not answer/);
     expect(await hw.meter.read()).toEqual({ energyWh: 1, powerW: 0, currentsA: [0, 0, 0] });
-    const tags: string[] = [];
-    hw.rfid.onTag((uid) => tags.push(uid))();
     await hw.close();
     expect(f.pin(17).level).toBe(0);
     expect(f.pin(18).hardwarePwm).toBeNull();

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
-import type { Hardware } from '../../drivers/types.js';
+import type { ChargePointHardware } from '../../drivers/types.js';
 import {
   allowedCurrentA,
   chargeCycleMachine,
@@ -57,7 +57,7 @@ const UNREACHABLE = { 'operative.route | always | blocked | faulted': 'a CP faul
 const { paths } = planPaths(chargeCycleMachine, { events: modelEvents, input: {}, serializeState, unreachable: UNREACHABLE });
 
 /** Deliberately broken devices and timers (MBT_BREAK), to show the suite catches real faults. */
-const BREAKS: Record<string, (hw: Hardware, clock: ManualClock) => Hardware> = {
+const BREAKS: Record<string, (hw: ChargePointHardware, clock: ManualClock) => ChargePointHardware> = {
   'contactor-never-opens': (hw) => ({ ...hw, contactor: { ...hw.contactor, set: (closed) => closed && hw.contactor.set(true) } }),
   'lock-never-locks': (hw) => ({ ...hw, cableLock: { ...hw.cableLock, set: () => undefined } }),
   'pwm-stuck-off': (hw) => ({ ...hw, pilot: { ...hw.pilot, setDuty: () => undefined } }),
@@ -134,7 +134,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
 
 describe(`charge cycle, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
   it.each(paths.map((p) => [describePath(p) || '(initial state)', p] as const))('%s', async (_name, path) => {
-    const c = await startCharger({ inspect: coverage.inspect, ...(broken ? { hardware: BREAKS[broken] } : {}) });
+    const c = await startCharger({ inspect: coverage.inspect, ...(broken ? { chargePoint: BREAKS[broken] } : {}) });
     try {
       let model = path.steps[0]!.state as ChargeCycleSnapshot;
       let readingUntil = Number.NEGATIVE_INFINITY;

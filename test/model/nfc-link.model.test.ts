@@ -3,7 +3,7 @@ import { createActor, SimulatedClock, transition, type InspectionEvent } from 'x
 import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
 import { outstandingRefusal } from '../../api/nfc/mapping.js';
 import type { SimulatedPhone } from '../../drivers/pn532/sim.js';
-import type { Hardware } from '../../drivers/types.js';
+import type { ReaderHardware } from '../../drivers/types.js';
 import { ANSWER_DEADLINE_MS, NFC_IDLE_MS, nfcLinkMachine, type NfcLinkEvent } from '../../machines/nfc-link.js';
 import { loginProof } from '../../machines/secrets.js';
 import { takenKey } from '../../machines/transitions.js';
@@ -178,7 +178,7 @@ const extended = planned.paths.map((p) => {
 const paths = extended.filter((p, i) => extended.findIndex((q) => describePath(q) === describePath(p)) === i);
 
 /** Deliberately broken reader or timers (MBT_BREAK), to show the suite catches real faults. */
-const BREAKS: Record<string, (hw: Hardware, clock: ManualClock) => Hardware> = {
+const BREAKS: Record<string, (hw: ReaderHardware, clock: ManualClock) => ReaderHardware> = {
   'release-never-reported': (hw) => ({ ...hw, nfc: { ...hw.nfc!, onReleased: () => () => undefined } }),
   'ok-status-never-sent': (hw) => ({ ...hw, nfc: { ...hw.nfc!, respond: (r) => (r.length === 2 && r[0] === 0x90 ? undefined : hw.nfc!.respond(r)) } }),
   'answer-deadline-never-fires': (hw, clock) => {
@@ -237,10 +237,10 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
     const observer = new LinkObserver(() => clockRef?.now() ?? 0);
     const h: Harness = await startHarness({
       inspect: (e) => (coverage.inspect(e), observer.inspect(e)),
-      ...(broken ? { hardware: BREAKS[broken] } : {}),
+      ...(broken ? { reader: BREAKS[broken] } : {}),
     });
     clockRef = h.clock;
-    const plant = h.controller.plant!;
+    const plant = h.controller.simulator!;
     const secrets: Secrets = { ...PLACEHOLDER, key: `mbt${String(++keyCounter).padStart(3, '0')}` };
     let phone: SimulatedPhone | undefined;
     let inflight: { done: boolean; response?: Uint8Array } | undefined;
@@ -283,7 +283,7 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
           if (h.controller.nfc.rfidMode() !== 'hybrid') await setRfidMode(1);
           if (phone && !phone.gone) phone.leave();
           const activations = observer.count('PHONE.ACTIVATED');
-          phone = plant.nfcPhone!();
+          phone = plant.nfcPhone();
           inflight = undefined;
           // The phone is activated at the reader's next target turn (at once when the reader holds target mode).
           for (let n = 0; n < 30 && observer.count('PHONE.ACTIVATED') === activations; n++) await h.step(100);
@@ -322,7 +322,8 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
           const message = observer.events.filter((e) => e.type === key)[consumed[key] - 1]!.message!;
           const kind = type === 'ANSWER' && model.matches({ established: { exchange: { pending: 'late' } } }) ? 'S' : type === 'REFUSED' ? lastCommit! : event.kind!;
           checkAnswer(at, message, kind, type === 'REFUSED');
-          stored = { kind, refused: type === 'REFUSED' };
+          // A refusal is shown only while no answer is unread (in `answering` the unread answer is shown again).
+          if (!(type === 'REFUSED' && model.matches({ established: { exchange: 'answering' } }))) stored = { kind, refused: type === 'REFUSED' };
           if (type === 'ANSWER' && kind === 'F') secrets.token = parseAnswer(decodeTextRecord(message)).content.token;
           if (type === 'ANSWER' && kind === 'L') secrets.session = parseAnswer(decodeTextRecord(message)).content.session.id;
           event = { ...event, message } as ModelEvent;

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest';
+import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
 import { loginProof } from '../../machines/secrets.js';
 import { NFC_IDLE_MS } from '../../machines/nfc-link.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { nfcCall, nfcLogin, nfcRaw, phoneAt } from './nfc.js';
+import { activated, nfcCall, nfcLogin, nfcRaw, phoneAt } from './nfc.js';
 
 let harnesses: Harness[] = [];
 const start = async () => {
@@ -188,20 +189,41 @@ describe('the API over NFC', () => {
     expect(big.statusCode).toBe(401);
   });
 
-  test('one request outstanding: a request written before the answer to the previous one was read is refused, not executed', async () => {
+  test('one request outstanding: a request written before the answer to the previous one was read is not executed; the unread answer stays readable', async () => {
     const h = await start();
     const phone = await phoneAt(h);
     const session = await nfcLogin(phone);
-    const { encodeTextRecord } = await import('../../api/nfc/ndef.js');
     const request = (id: string, key: string) => encodeTextRecord(`{"path":"/map","method":"POST","authorization":"${session}","messageID":"${id}"},{"${key}":"v"}`);
     await phone.write(request('first', 'k1')); // committed and answered into the file, not read
     await phone.write(request('second', 'k2'));
-    const { decodeTextRecord } = await import('../../api/nfc/ndef.js');
     const answer = decodeTextRecord(await phone.detect());
-    expect(JSON.parse(answer.slice(0, answer.indexOf('}') + 1))).toEqual({ messageID: 'second', statusCode: 400 });
-    expect(answer).toMatch(/One NFC request at a time/);
+    expect(answer).toBe('{"messageID":"first","statusCode":201}'); // the first answer, not a refusal of the second
     const map = await nfcCall(phone, 'GET', '/map', { session });
     expect(map.content).toEqual({ k1: 'v' });
+  });
+
+  test('a phone that lost its read comes back and sends its request again: it gets the first answer, executed once', async () => {
+    for (const resumeWithoutSelect of [false, true]) {
+      const h = await start();
+      h.controller.nfc.setRfidMode('hybrid');
+      const phone = await phoneAt(h);
+      phone.resumeWithoutSelect = resumeWithoutSelect;
+      const session = await nfcLogin(phone);
+      const request = encodeTextRecord(`{"path":"/map","method":"POST","authorization":"${session}","messageID":"once"},{"k":"v"}`);
+      await phone.write(request);
+      phone.leave(); // gone before reading the answer
+      await h.step(0);
+      phone.comeBack();
+      await activated(h, phone);
+      const before = phone.log.length;
+      expect(phone.activations).toBe(2);
+      // Writing again without reading first (a resuming phone does not even select again: 69 86, then it does).
+      const answer = decodeTextRecord(await (resumeWithoutSelect ? phone.exchange(request) : phone.write(request).then(() => phone.detect())));
+      expect(answer).toBe('{"messageID":"once","statusCode":201}'); // not 409 (executed twice) nor a refusal
+      expect((await nfcCall(phone, 'GET', '/map', { session })).content).toEqual({ k: 'v' });
+      // Resuming, the phone's first APDU is the write of NLEN 0: no file is selected in the new session.
+      expect(phone.log[before]).toBe(resumeWithoutSelect ? '00d60000020000 → 6986' : '00a4040007d276000085010100 → 9000');
+    }
   });
 
   test('Reading card while the link lasts; one minute without activity → RFID/NFC checking and the charger state on the HMI', async () => {
@@ -230,13 +252,12 @@ describe('the API over NFC', () => {
   test('a phone that leaves and comes back finds the link listening; it reads the answer it had not read yet', async () => {
     const h = await start();
     const phone = await phoneAt(h);
-    const { encodeTextRecord, decodeTextRecord } = await import('../../api/nfc/ndef.js');
     await phone.detect();
     await phone.write(encodeTextRecord('{"path":"/login","method":"GET","messageID":"x"}'));
     phone.leave();
     await h.step(0);
     expect(h.controller.nfc.linkState()).toMatchObject({ established: { phone: 'listening' } });
-    const back = h.controller.plant!.nfcPhone!();
+    const back = h.controller.simulator!.nfcPhone();
     await h.step(0);
     await back.activated;
     expect(decodeTextRecord(await back.detect())).toMatch(/^\{"messageID":"x","statusCode":200\},\{"token":"[0-9a-f]{32}"\}$/);
@@ -245,12 +266,12 @@ describe('the API over NFC', () => {
   test('RFID only (the default): phones are never activated, cards are read', async () => {
     const h = await start();
     expect(h.controller.nfc.rfidMode()).toBe('rfid');
-    const phone = h.controller.plant!.nfcPhone!();
+    const phone = h.controller.simulator!.nfcPhone();
     let activated = false;
     void phone.activated.then(() => (activated = true));
     await h.step(15_000);
     expect(activated).toBe(false);
-    await expect(h.controller.plant!.phoneRequest!('{}')).rejects.toThrow(/RFID only/);
+    await expect(h.controller.simulator!.phoneRequest('{}')).rejects.toThrow(/RFID only/);
     await h.sim('tag', { id: '0A0B0C0D' });
     await h.step(0);
     expect((await h.http('GET', '/sim')).json.hmi).toBe('Reading card');

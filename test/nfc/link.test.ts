@@ -98,7 +98,9 @@ describe('NFC link actor', () => {
     const send = (...cmds: string[]) => cmds.forEach((c) => actor.send({ type: 'APDU', apdu: apdu(c) }));
     return { actor, clock, log, send };
   }
-  const commit = (send: (...c: string[]) => void) => send(SELECT_APP, SELECT_NDEF, '00D60000020000', '00D6000203D10100', '00D60000020003');
+  /** The write procedure of the request D10100 (the NDEF file selected). */
+  const write = (send: (...c: string[]) => void) => send('00D60000020000', '00D6000203D10100', '00D60000020003');
+  const commit = (send: (...c: string[]) => void) => (send(SELECT_APP, SELECT_NDEF), write(send));
 
   test('a phone establishes the link (Reading card); the commit is answered when the answer is in the file', () => {
     const { actor, log, send } = start();
@@ -132,17 +134,61 @@ describe('NFC link actor', () => {
     expect(log.at(-1)).toBe('respond 00049000');
   });
 
-  test('one outstanding: a commit while the answer is unread is refused, the refusal replaces the file', () => {
+  test('one outstanding: a commit while the answer is unread is refused, and the unread answer stays readable', () => {
     const { actor, log, send } = start();
     actor.send({ type: 'PHONE.ACTIVATED' });
     commit(send);
     actor.send({ type: 'ANSWER', message: apdu('D10101AA') });
-    send('00D60000020000', '00D6000203D10100', '00D60000020003');
+    write(send); // the phone lost its read and sends its request again: the write overwrites the answer in the file
     expect(log.at(-1)).toBe('refuse d10100');
     actor.send({ type: 'REFUSED', message: apdu('D10101BB') });
     expect(log.at(-1)).toBe('respond 9000');
+    send('00B0000002', '00B0000204');
+    expect(log.slice(-2)).toEqual(['respond 00049000', 'respond d10101aa9000']); // the first answer, not the refusal
+    expect(actor.getSnapshot().value).toMatchObject({ established: { exchange: 'idle' } });
+  });
+
+  test('a commit while the answer is still pending: the refusal is shown until the answer replaces it', () => {
+    const { actor, clock, log, send } = start();
+    actor.send({ type: 'PHONE.ACTIVATED' });
+    commit(send);
+    clock.increment(ANSWER_DEADLINE_MS);
+    write(send);
+    expect(log.at(-1)).toBe('refuse d10100');
+    actor.send({ type: 'REFUSED', message: apdu('D10101BB') });
     send('00B0000204');
     expect(log.at(-1)).toBe('respond d10101bb9000');
+    actor.send({ type: 'ANSWER', message: apdu('D10101AA') });
+    send('00B0000204');
+    expect(log.at(-1)).toBe('respond d10101aa9000');
+  });
+
+  test('a returning phone finds nothing selected (69 86, 6A 82) and the file as it was', () => {
+    const { actor, log, send } = start();
+    actor.send({ type: 'PHONE.ACTIVATED' });
+    commit(send);
+    actor.send({ type: 'ANSWER', message: apdu('D10101AA') });
+    actor.send({ type: 'PHONE.RELEASED' });
+    actor.send({ type: 'PHONE.ACTIVATED' });
+    expect(actor.getSnapshot().context.tag).toMatchObject({ appSelected: false, file: null });
+    send('00B0000002');
+    expect(log.at(-1)).toBe('respond 6986'); // READ BINARY before any SELECT
+    send(SELECT_CC);
+    expect(log.at(-1)).toBe('respond 6a82'); // a file before the NDEF application
+    send(SELECT_APP, SELECT_NDEF, '00B0000002', '00B0000204');
+    expect(log.slice(-2)).toEqual(['respond 00049000', 'respond d10101aa9000']);
+  });
+
+  test('a returning phone finds its unread answer even after it began writing over it', () => {
+    const { actor, log, send } = start();
+    actor.send({ type: 'PHONE.ACTIVATED' });
+    commit(send);
+    actor.send({ type: 'ANSWER', message: apdu('D10101AA') });
+    send('00D60000020000', '00D6000203D10100'); // the phone starts writing, then leaves
+    actor.send({ type: 'PHONE.RELEASED' });
+    actor.send({ type: 'PHONE.ACTIVATED' });
+    send(SELECT_APP, SELECT_NDEF, '00B0000002', '00B0000204');
+    expect(log.slice(-2)).toEqual(['respond 00049000', 'respond d10101aa9000']);
   });
 
   test('phone gone → listening (the file is kept); one minute without activity → checking, HMI back, reader resumes', () => {

@@ -6,11 +6,13 @@ import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 /** A phone in the reader's field, with the link established (hybrid mode; clock stepped until a target turn). */
 export async function phoneAt(h: Harness): Promise<SimulatedPhone> {
   h.controller.nfc.setRfidMode('hybrid');
-  const phone = h.controller.plant!.nfcPhone!();
-  let activated = false;
-  void phone.activated.then(() => (activated = true));
-  for (let i = 0; i < 100 && !activated; i++) await h.step(100);
-  if (!activated) throw new Error('the phone was never activated');
+  return activated(h, h.controller.simulator!.nfcPhone());
+}
+
+/** Steps the clock until the phone has an activated session with the tag. */
+export async function activated(h: Harness, phone: SimulatedPhone): Promise<SimulatedPhone> {
+  for (let i = 0; i < 100 && !phone.connected; i++) await h.step(100);
+  if (!phone.connected) throw new Error('the phone was never activated');
   return phone;
 }
 

@@ -1,0 +1,253 @@
+/**
+ * `npm run bench -- --safety`: the charge cycle's safety reactions while the rest of the controller is busy.
+ *
+ * The controller runs as `npm start` runs it (its charge-point core in its worker thread), with 100,000 completed
+ * transactions in its database (10 charges a day for 27 years). The simulated EV switches between C and B every
+ * ALTERNATE_MS on its own (`POST /sim/ev {alternateMs}`, timed inside the core's plant); every switch to B under load
+ * is a `contactor_open_on_pause` reaction, measured by the core from the plant's own timestamp of the change to the
+ * contactor command (the 40 ms debounce included) and logged at debug level, which this bench reads. In each case at
+ * least REACTIONS reactions are collected:
+ *   (a) idle;
+ *   (b) LOAD_CONNECTIONS connections of mixed authenticated load: system state, settings, messages, summary, map
+ *       writes, NFC requests (GET /login over the simulated PN532) and full-history transaction lists;
+ *   (c) every database commit delayed by SLOW_COMMIT_MS (an injected slow disk, FAULT_SLOW_COMMIT_MS), with map
+ *       writes going on.
+ * Prints max and p99.9 reaction per case, the API's p99 in (b) (full-history lists apart) and the controller's
+ * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms and RSS < 90 MB in (b).
+ */
+import { join } from 'node:path';
+import { createClient } from '@libsql/client/sqlite3';
+import {
+  freePort,
+  getJson,
+  HOST,
+  Latencies,
+  loadAutocannon,
+  login,
+  PASSWORD,
+  printTable,
+  rssMB,
+  spawnChild,
+  startCommand,
+  type AutocannonRun,
+  type Child,
+  type Row,
+} from './bench-tools.js';
+
+const HISTORY = 100_000;
+/** One charge every 2.4 h: 100,000 of them reach back 27 years. */
+const HISTORY_SPACING_MS = 8_640_000;
+const ALTERNATE_MS = 50;
+const REACTIONS = 1_000;
+const CASE_TIMEOUT_MS = 240_000;
+const SLOW_COMMIT_MS = 500;
+const RSS_SAMPLE_MS = 100;
+const TARGET = { reactionMs: 100, apiP99Ms: 50, rssMB: 90 } as const;
+/** Hard stop of the whole safety bench, whatever hangs. */
+export const SAFETY_WATCHDOG_MS = 1_200_000;
+
+/** The mixed load of case (b): connections per request kind (64 in all). */
+const LOAD: Array<{ name: string; connections: number; method?: string; path: string; body?: unknown; api: boolean }> = [
+  { name: 'system_state', connections: 24, path: '/v1/system_state', api: true },
+  { name: 'settings', connections: 8, path: '/v1/settings', api: true },
+  { name: 'messages', connections: 6, path: '/v1/messages', api: true },
+  { name: 'summary', connections: 6, path: '/v1/transactions/summary', api: true },
+  { name: 'map writes', connections: 12, method: 'PATCH', path: '/v1/map', body: { 'bench-key': 'x'.repeat(200) }, api: true },
+  {
+    name: 'NFC requests',
+    connections: 4,
+    method: 'POST',
+    path: '/sim/phone',
+    body: { request: '{"path":"/login","method":"GET","authorization":"","messageID":"1"}' },
+    api: false,
+  },
+  { name: 'full-history lists', connections: 4, path: '/v1/transactions', api: false },
+];
+
+interface Reaction {
+  reaction: string;
+  ms: number;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
+
+/** Writes the history straight into the (stopped) controller's database: one statement, and the per-day sums. */
+async function seedHistory(dataDir: string): Promise<void> {
+  const client = createClient({ url: `file:${join(dataDir, 'controller.db')}` });
+  const first = Date.now() - HISTORY * HISTORY_SPACING_MS;
+  await client.batch(
+    [
+      {
+        sql: `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+              INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at, max_power_w, stop_reason, checkpointed_at)
+              SELECT printf('%08x-0000-4000-8000-%012x', i, i), '04A1B2C3', ? + i * ?, ? + i * ? + 3600000, i * 12000, ? + i * ?,
+                     i * 12000 + 11040, ? + i * ? + 3600000, 11040, 'EVDisconnected', ? + i * ? + 3600000
+              FROM n`,
+        args: [HISTORY - 1, ...Array<number[]>(5).fill([first, HISTORY_SPACING_MS]).flat()],
+      },
+      `INSERT INTO transaction_days (day, count, duration_ms, consumption_wh)
+       SELECT started_at / 86400000, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh)
+       FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1`,
+    ],
+    'write',
+  );
+  client.close();
+}
+
+export async function benchSafety(root: string): Promise<boolean> {
+  const { nodeOptions, entry } = startCommand();
+  const dataDir = join(root, 'data');
+  const reactions: Reaction[] = [];
+  const start = async (extra: Record<string, string> = {}): Promise<{ child: Child; base: string }> => {
+    const port = await freePort();
+    const child = spawnChild(
+      'controller',
+      [...nodeOptions, entry],
+      { PATH: process.env.PATH ?? '', PORT: String(port), HOST, DATA_DIR: dataDir, OPERATOR_PASSWORD: PASSWORD, LOG_LEVEL: 'debug', LOG_FORMAT: 'json', ...extra },
+      {
+        marker: '"safety reaction',
+        onLine(line) {
+          const { reaction, ms } = JSON.parse(line) as Reaction;
+          reactions.push({ reaction, ms });
+        },
+      },
+    );
+    await child.listening;
+    return { child, base: `http://${HOST}:${port}` };
+  };
+
+  // The history: a first start creates the database, then 100,000 completed transactions are written into it.
+  process.stdout.write(`safety bench: writing ${HISTORY} completed transactions… `);
+  const first = await start();
+  await first.child.stop();
+  const seeded = performance.now();
+  await seedHistory(dataDir);
+  process.stdout.write(`${((performance.now() - seeded) / 1000).toFixed(1)} s\n`);
+
+  const rows: Row[] = [];
+  const reactionRows = (name: string, from: number) => {
+    const ms = reactions
+      .slice(from)
+      .filter((r) => r.reaction === 'contactor_open_on_pause')
+      .map((r) => r.ms)
+      .sort((a, b) => a - b);
+    const max = ms.at(-1) ?? NaN;
+    const others = reactions.slice(from).filter((r) => r.reaction !== 'contactor_open_on_pause');
+    rows.push(
+      { figure: `(${name}) reactions contactor_open_on_pause`, measured: String(ms.length), target: `>= ${REACTIONS}`, pass: ms.length >= REACTIONS },
+      { figure: `(${name}) reaction max`, measured: `${max.toFixed(1)} ms`, target: `<= ${TARGET.reactionMs} ms`, pass: max <= TARGET.reactionMs },
+      { figure: `(${name}) reaction p99.9 / p50`, measured: `${percentile(ms, 0.999).toFixed(1)} / ${percentile(ms, 0.5).toFixed(1)} ms` },
+    );
+    if (others.length > 0) rows.push({ figure: `(${name}) other reactions (slowest)`, measured: `${others.length} (${Math.max(...others.map((r) => r.ms)).toFixed(1)} ms)` });
+  };
+
+  /** Charging with the self-driven EV until REACTIONS more reactions were measured (or the case times out). */
+  const alternating = async (base: string, session: string, during: () => Promise<void> = async () => {}) => {
+    const post = (path: string, body?: unknown) =>
+      getJson(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: session }, body: JSON.stringify(body ?? {}) });
+    const view = (await getJson(`${base}/sim`)).json as { plant: { vehicle: string } };
+    if (view.plant.vehicle === 'unplugged') await post('/sim/plug');
+    await post('/sim/ev', { alternateMs: ALTERNATE_MS });
+    const from = reactions.length;
+    const deadline = performance.now() + CASE_TIMEOUT_MS;
+    const load = during();
+    while (reactions.filter((r, i) => i >= from && r.reaction === 'contactor_open_on_pause').length < REACTIONS && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await post('/sim/ev', { alternateMs: 0 });
+    await load;
+    return from;
+  };
+
+  const setUp = async (base: string) => {
+    const session = await login(base);
+    const headers = { authorization: session, 'content-type': 'application/json' };
+    const patch = await getJson(`${base}/v1/settings`, { method: 'PATCH', headers, body: JSON.stringify({ params: [{ key: 'FreeCharging', value: 1 }, { key: 'RFIDMode', value: 1 }] }) });
+    if (patch.status !== 200) throw new Error(`settings: ${patch.status} ${patch.text}`);
+    await getJson(`${base}/v1/map`, { method: 'POST', headers, body: JSON.stringify({ 'bench-key': 'x' }) });
+    return session;
+  };
+
+  // (a) and (b) on one controller.
+  let { child, base } = await start();
+  let session = await setUp(base);
+  reactionRows('a: idle', await alternating(base, session));
+
+  const autocannon = loadAutocannon();
+  const api = new Latencies();
+  const lists = new Latencies();
+  const nfc = new Latencies();
+  let apiResponses = 0;
+  let apiBad = 0;
+  let rssMax = rssMB(child.pid);
+  const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMB(child.pid))), RSS_SAMPLE_MS);
+  let runs: AutocannonRun[] = [];
+  const fromB = await alternating(base, session, async () => {
+    runs = LOAD.map((kind) => {
+      const run = autocannon({
+        url: `${base}${kind.path}`,
+        connections: kind.connections,
+        duration: CASE_TIMEOUT_MS / 1000,
+        timeout: 60,
+        method: kind.method ?? 'GET',
+        headers: { authorization: session, 'content-type': 'application/json' },
+        ...(kind.body ? { body: JSON.stringify(kind.body) } : {}),
+      });
+      run.on('response', (_c, status, _b, ms) => {
+        if (kind.api) {
+          api.record(ms);
+          apiResponses++;
+          if (status >= 300) apiBad++;
+        } else (kind.name === 'NFC requests' ? nfc : lists).record(ms);
+      });
+      return run;
+    });
+  });
+  for (const run of runs) run.stop();
+  const results = await Promise.all(runs);
+  clearInterval(sampler);
+  rssMax = Math.max(rssMax, rssMB(child.pid));
+  reactionRows('b: 64 connections of mixed load', fromB);
+  const apiP99 = api.percentile(0.99);
+  rows.push(
+    { figure: '(b) API p99 (full-history lists apart)', measured: `${apiP99.toFixed(1)} ms`, target: `< ${TARGET.apiP99Ms} ms`, pass: apiP99 < TARGET.apiP99Ms },
+    { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
+    { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
+    ...LOAD.map((kind, i) => ({ figure: `(b) ${kind.name}: connections, responses`, measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}` })),
+    { figure: '(b) full-history list p50 / max', measured: `${lists.percentile(0.5).toFixed(0)} / ${lists.percentile(1).toFixed(0)} ms` },
+    { figure: '(b) NFC request p50 / p99', measured: `${nfc.percentile(0.5).toFixed(0)} / ${nfc.percentile(0.99).toFixed(0)} ms` },
+  );
+  const metrics = (await getJson(`${base}/metrics`)).text;
+  const loop = (thread: string) => Number(new RegExp(`^eventloop_delay_max_seconds\\{thread="${thread}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]) * 1000;
+  rows.push({ figure: '(a+b) event-loop delay max, main / core thread', measured: `${loop('main').toFixed(0)} / ${loop('core').toFixed(1)} ms` });
+  await child.stop();
+
+  // (c) A slow disk: every commit blocks the main thread SLOW_COMMIT_MS; map writes keep it busy.
+  ({ child, base } = await start({ FAULT_SLOW_COMMIT_MS: String(SLOW_COMMIT_MS) }));
+  session = await login(base);
+  let writes: AutocannonRun | undefined;
+  const fromC = await alternating(base, session, async () => {
+    writes = autocannon({
+      url: `${base}/v1/map`,
+      connections: 2,
+      duration: CASE_TIMEOUT_MS / 1000,
+      timeout: 60,
+      method: 'PATCH',
+      headers: { authorization: session, 'content-type': 'application/json' },
+      body: JSON.stringify({ 'bench-key': 'y' }),
+    });
+  });
+  writes?.stop();
+  const written = writes ? await writes : undefined;
+  reactionRows(`c: every commit ${SLOW_COMMIT_MS} ms slower`, fromC);
+  rows.push({ figure: '(c) map writes committed', measured: String(written ? written['2xx'] : 0) });
+  await child.stop();
+
+  console.log(
+    `\nbench --safety: the EV switches C/B every ${ALTERNATE_MS} ms; ${HISTORY} completed transactions in the database; node ${process.version}\n`,
+  );
+  printTable(rows);
+  const ok = rows.every((r) => r.pass !== false);
+  console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
+  return ok;
+}

@@ -1,0 +1,90 @@
+/**
+ * The charge point's devices (pilot, contactor, cable lock, meter, temperature, LEDs, buzzer) of a hardware backend.
+ * They live in the charge-point core's thread (services/core/), which loads this module and not the reader's.
+ */
+import type { ChargePointHardware, Timers } from './types.js';
+import type { RpiPins } from './pins.js';
+import { createSimulatedHardware, type SimulatedPlant } from './sim/plant.js';
+import { checkDistinctPins, DEFAULT_RPI_PINS } from './pins.js';
+import { realTimers } from './timers.js';
+
+export const HARDWARE_BACKENDS = ['sim', 'rpi'] as const;
+export type HardwareBackend = (typeof HARDWARE_BACKENDS)[number];
+
+export interface MeterPortOptions {
+  /** Serial device of the RS-485 adapter. */
+  path: string;
+  baudRate: number;
+  /** Modbus address of the meter, 1..247. */
+  address: number;
+}
+
+export const DEFAULT_METER_PORT: MeterPortOptions = { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 };
+
+export interface ChargePointHardwareOptions {
+  /** The clock in ms (the simulated plant's only time source). */
+  now: () => number;
+  /** Timers of the self-driven simulated EV: the core's clock; real timers by default. */
+  timers?: Timers;
+  /** Phases of the supply/meter, 3 (default) or 1: the simulated power and the number of currents read. */
+  phases?: 1 | 3;
+  /** Phase voltage of the simulation (default 230 V). */
+  voltageV?: number;
+  /** rpi: GPIO assignment (default DEFAULT_RPI_PINS). */
+  pins?: RpiPins;
+  /** The SDM630 on this port; rpi: DEFAULT_METER_PORT when unset; sim: the simulated meter when unset. */
+  meter?: MeterPortOptions | undefined;
+  /** rpi: DS18B20 `temperature` file (default: the first 28-* device). */
+  temperatureSensorPath?: string | undefined;
+}
+
+/**
+ * The charge point's devices of a backend. `sim` also returns the simulated plant that drives them. `rpi` loads
+ * pigpio and serialport only now (pigpio is optional and works only on a Raspberry Pi) and initialises pigpio: the
+ * charge-point core calls it in its own thread, the only place pigpio is ever loaded.
+ */
+export async function createChargePointHardware(
+  backend: HardwareBackend,
+  options: ChargePointHardwareOptions,
+): Promise<{ hardware: ChargePointHardware; plant?: SimulatedPlant }> {
+  const phases = options.phases ?? 3;
+  if (backend === 'sim') {
+    const sim = createSimulatedHardware({
+      now: options.now,
+      timers: options.timers ?? realTimers,
+      phases,
+      ...(options.voltageV ? { voltageV: options.voltageV } : {}),
+    });
+    if (!options.meter) return sim;
+    // A real meter on a PC (METER_PORT with HARDWARE=sim): it measures whatever it is wired to.
+    const { openSdm630Meter } = await import('./meter/sdm630.js');
+    const meter = await openSdm630Meter({ ...options.meter, phases });
+    const closeSim = sim.hardware.close.bind(sim.hardware);
+    return {
+      plant: sim.plant,
+      hardware: {
+        ...sim.hardware,
+        meter,
+        async close() {
+          await closeSim();
+          await meter.close();
+        },
+      },
+    };
+  }
+  if (backend === 'rpi') {
+    const pins = options.pins ?? DEFAULT_RPI_PINS;
+    checkDistinctPins(pins);
+    const [{ loadPigpio }, { createRpiHardware }, { openSdm630Meter }] = await Promise.all([
+      import('./gpio/pigpio.js'),
+      import('./rpi.js'),
+      import('./meter/sdm630.js'),
+    ]);
+    // pigpio first: on a machine that is not a Raspberry Pi this fails before anything else is opened.
+    const pigpio = await loadPigpio();
+    const meterPort = options.meter ?? DEFAULT_METER_PORT;
+    const meter = await openSdm630Meter({ ...meterPort, phases });
+    return { hardware: createRpiHardware(pigpio, { pins, meter, temperatureSensorPath: options.temperatureSensorPath }) };
+  }
+  throw new Error(`unknown hardware backend ${JSON.stringify(backend)}: one of ${HARDWARE_BACKENDS.join(', ')}`);
+}

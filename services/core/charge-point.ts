@@ -1,0 +1,416 @@
+import { randomUUID } from 'node:crypto';
+import { dutyForCurrent } from '../../drivers/control-pilot/pwm.js';
+import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
+import {
+  allowedCurrentA,
+  pilotFault,
+  stateMeta,
+  type Authorization,
+  type BlockingFault,
+  type ChargeCycleSnapshot,
+  type PilotLevel,
+  type StopReason,
+} from '../../machines/charge-cycle.js';
+import type { ChargeCycleActor } from '../../machines/core.js';
+import type { Clock } from '../clock.js';
+import { HMI_PATTERNS, hmiState } from '../hmi.js';
+import { MESSAGES, type MessageCause } from '../messages.js';
+import type { CoreState, Reaction, TransactionRecord } from './protocol.js';
+import { createSafetyMonitor } from './safety.js';
+
+/** A CP level must stay this long before the charge cycle acts on it (real cars glitch B→A→B). */
+export const PILOT_DEBOUNCE_MS = 40;
+/** Meter, temperature and contactor feedback are read at this interval. */
+export const POLL_INTERVAL_MS = 1_000;
+/** The active transaction is checkpointed at least this often (and on every state change). */
+export const CHECKPOINT_INTERVAL_MS = 10_000;
+/** Time the contactor's auxiliary contact gets to follow a command before a mismatch is a fault. */
+export const CONTACTOR_SETTLE_MS = 200;
+export const TEMPERATURE_WARNING_C = 60;
+export const TEMPERATURE_LIMIT_C = 80;
+export const TEMPERATURE_RESUME_C = 75;
+
+/** Where the core's log lines go (the main thread's logger, through a message). */
+export interface CoreLog {
+  debug(fields: object, msg: string): void;
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+  error(fields: object, msg: string): void;
+}
+
+export interface ChargePointDeps {
+  hardware: ChargePointHardware;
+  /** The core's clock: timers and the time of readings (a manual clock in tests). */
+  clock: Clock;
+  /** Wall-clock time for transaction timestamps. */
+  now: () => number;
+  log: CoreLog;
+  /** CP debounce (the PilotDebounce setting; PILOT_DEBOUNCE_MS by default). */
+  pilotDebounceMs?: number;
+  /** A transaction effect for the main thread to persist, in order. */
+  transaction(event: 'start' | 'checkpoint' | 'stop', record: TransactionRecord, at: number, reason?: StopReason | 'Reboot'): void;
+  /** A safety reaction measured at the outputs (ms). */
+  reaction(reaction: Reaction, ms: number): void;
+  /** Something the state shows changed. */
+  changed(): void;
+}
+
+/**
+ * The charge point in the core: connects the charge-cycle actor to the devices it commands.
+ * - inputs: debounced CP levels (from the reading's own time), meter, temperature and contactor feedback
+ *   supervision (faults and warnings);
+ * - outputs: PWM, contactor, cable lock and LEDs follow the charge cycle's state tags, in a safe order, at once
+ *   (nothing here waits for the main thread);
+ * - effects the machine names: transaction start/stop and checkpoints (metered here, persisted by the main thread),
+ *   buzzer feedback; the safety reactions are measured at the outputs.
+ * It holds no charging rule of its own: those are in machines/charge-cycle.ts.
+ */
+export function createChargePoint(deps: ChargePointDeps) {
+  const { hardware, clock, now, log } = deps;
+  const debounceMs = deps.pilotDebounceMs ?? PILOT_DEBOUNCE_MS;
+  let chargeCycle: ChargeCycleActor | undefined;
+
+  let lastReading: MeterReading | null = null;
+  let meterAnswering = true;
+  let temperatureC: number | null = null;
+  let temperatureAnswering = true;
+  let active: TransactionRecord | null = null;
+  /** Clock time of the active transaction's last checkpoint. */
+  let checkpointedAt = 0;
+  let reading = false;
+  let readingTimer: unknown;
+  let pilotTimer: unknown;
+  let pollTimer: unknown;
+  let contactorTimer: unknown;
+  let stopped = false;
+  const reportedFaults = new Set<BlockingFault>();
+  const unsubscribers: Array<() => void> = [];
+  const safety = createSafetyMonitor(deps.reaction);
+
+  // Transaction effects run in order (a checkpoint never overtakes its start), each after a fresh meter reading.
+  let queue: Promise<void> = Promise.resolve();
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p)).catch(() => {});
+    return p;
+  };
+  const enqueue = (what: string, work: () => Promise<void>): void => {
+    queue = queue.then(work).catch((err: unknown) => log.error({ err: String(err) }, `${what} failed`));
+    track(queue);
+  };
+
+  const cycle = (): ChargeCycleActor => {
+    if (!chargeCycle) throw new Error('charge point not attached');
+    return chargeCycle;
+  };
+
+  /**
+   * Reads the meter; the reading counts for `tx` (the transaction active when it answers, unless one is named). A
+   * transaction counts only energy read after its start: its first reading is its start register.
+   */
+  async function readMeter(tx?: TransactionRecord): Promise<MeterReading | null> {
+    try {
+      const r = await hardware.meter.read();
+      const at = now();
+      lastReading = r;
+      meterAnswering = true;
+      const counted = tx ?? active;
+      if (counted) {
+        if (counted.meterStartWh === null) {
+          counted.meterStartWh = Math.round(r.energyWh);
+          counted.meterStartAt = at;
+        }
+        counted.meterLastWh = Math.round(r.energyWh);
+        counted.meterLastAt = at;
+        counted.maxPowerW = Math.max(counted.maxPowerW, Math.round(r.powerW));
+      }
+      deps.changed();
+      return r;
+    } catch {
+      if (meterAnswering) log.warn({}, 'the energy meter does not answer');
+      meterAnswering = false;
+      deps.changed();
+      return null;
+    }
+  }
+
+  function setFault(fault: BlockingFault, isActive: boolean): void {
+    if (reportedFaults.has(fault) === isActive) return;
+    if (isActive) reportedFaults.add(fault);
+    else reportedFaults.delete(fault);
+    if (isActive) safety.fault(clock.now());
+    log[isActive ? 'warn' : 'info']({ fault }, isActive ? 'fault' : 'fault cleared');
+    cycle().send({ type: 'FAULT', fault, active: isActive });
+  }
+
+  /** Compares the contactor's auxiliary contact with the command. */
+  function superviseContactor(): void {
+    const feedback = hardware.contactor.feedback();
+    if (feedback === undefined) return;
+    const commanded = hardware.contactor.commanded();
+    setFault('contactor-welded', !commanded && feedback);
+    if (commanded && !feedback) setFault('contactor-not-closing', true);
+  }
+
+  async function superviseTemperature(): Promise<void> {
+    try {
+      temperatureC = await hardware.temperature.read();
+      temperatureAnswering = true;
+      deps.changed();
+      const over = reportedFaults.has('overtemperature');
+      setFault('overtemperature', over ? temperatureC >= TEMPERATURE_RESUME_C : temperatureC >= TEMPERATURE_LIMIT_C);
+    } catch {
+      temperatureAnswering = false;
+      temperatureC = null;
+      deps.changed();
+    }
+  }
+
+  /** The record as it stands, for a message (a copy: later readings do not change what was sent). */
+  const snapshotOf = (tx: TransactionRecord): TransactionRecord => ({ ...tx });
+
+  function checkpoint(): void {
+    const tx = active;
+    if (!tx) return;
+    checkpointedAt = clock.now();
+    enqueue('transaction checkpoint', async () => {
+      await readMeter(tx);
+      deps.transaction('checkpoint', snapshotOf(tx), now());
+    });
+  }
+
+  async function poll(): Promise<void> {
+    await readMeter();
+    await superviseTemperature();
+    if (stopped) return;
+    superviseContactor();
+    if (active && clock.now() - checkpointedAt >= CHECKPOINT_INTERVAL_MS) checkpoint();
+    pollTimer = clock.setTimeout(() => void track(poll()), POLL_INTERVAL_MS);
+  }
+
+  /** Drives the outputs from the charge cycle's tags: opening before closing, the lock before the contactor. */
+  function applyOutputs(snapshot: ChargeCycleSnapshot): void {
+    const contactor = snapshot.hasTag('contactor');
+    const locked = snapshot.hasTag('locked') || contactor;
+    const duty = snapshot.hasTag('pwm') ? dutyForCurrent(Math.min(allowedCurrentA(snapshot.context), 80)) : null;
+    const changedContactor = hardware.contactor.commanded() !== contactor;
+    const at = clock.now();
+    if (!contactor && hardware.contactor.commanded()) {
+      hardware.contactor.set(false);
+      safety.contactor(false, at);
+    }
+    if (hardware.pilot.duty() !== duty) {
+      hardware.pilot.setDuty(duty);
+      safety.pwm(duty !== null, at);
+    }
+    if (locked && !hardware.cableLock.commanded()) hardware.cableLock.set(true);
+    if (contactor && !hardware.contactor.commanded()) {
+      hardware.contactor.set(true);
+      safety.contactor(true, at);
+    }
+    if (!locked && hardware.cableLock.commanded()) hardware.cableLock.set(false);
+    if (changedContactor) {
+      clock.clearTimeout(contactorTimer);
+      contactorTimer = clock.setTimeout(superviseContactor, CONTACTOR_SETTLE_MS);
+    }
+  }
+
+  /** Outputs to their safe state at once (contactor open, PWM off, cable unlocked), whatever the machine says. */
+  function safeOutputs(): void {
+    const at = clock.now();
+    hardware.contactor.set(false);
+    safety.contactor(false, at);
+    hardware.pilot.setDuty(null);
+    safety.pwm(false, at);
+    hardware.cableLock.set(false);
+  }
+
+  const currentHmi = () => hmiState(stateMeta(cycle().getSnapshot()), reading);
+  function showHmi(): void {
+    hardware.leds.show(HMI_PATTERNS[currentHmi()]);
+  }
+
+  /** Shows `Reading card` (an RFID read: for `forMs`; the NFC link: while it lasts). */
+  function setReading(on: boolean, forMs?: number): void {
+    clock.clearTimeout(readingTimer);
+    reading = on;
+    if (on && forMs !== undefined) readingTimer = clock.setTimeout(() => setReading(false), forMs);
+    showHmi();
+    deps.changed();
+  }
+
+  function onPilotLevel(level: PilotLevel, at = clock.now()): void {
+    safety.pilot(level, at, cycle().getSnapshot().context.settings.ventilationAvailable);
+    clock.clearTimeout(pilotTimer);
+    // The debounce runs from the reading's own time, so a late report does not add its lateness.
+    pilotTimer = clock.setTimeout(() => {
+      if (stopped || hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
+      if (level === 'a') setFault('contactor-not-closing', false); // that fault is latched until the vehicle leaves
+      cycle().send({ type: 'PILOT', level });
+    }, Math.max(0, at + debounceMs - clock.now()));
+  }
+
+  const chargeActions = {
+    startTransaction: (_: unknown, auth: Authorization) => {
+      const tx: TransactionRecord = {
+        id: randomUUID(),
+        startedAt: now(),
+        meterStartWh: null,
+        meterStartAt: null,
+        meterLastWh: null,
+        meterLastAt: null,
+        maxPowerW: 0,
+      };
+      if (auth.tagId !== undefined) tx.tagId = auth.tagId;
+      if (auth.userId !== undefined) tx.userId = auth.userId;
+      active = tx;
+      checkpointedAt = clock.now();
+      deps.changed();
+      log.info({ transactionId: tx.id, freeCharging: auth.tagId === undefined }, 'transaction started');
+      // The start register is a reading taken now, never an older one (energy before the start is not the
+      // transaction's); while the meter does not answer, its first answer is.
+      enqueue('transaction start', async () => {
+        await readMeter(tx);
+        deps.transaction('start', snapshotOf(tx), tx.startedAt);
+      });
+    },
+    stopTransaction: (_: unknown, { reason }: { reason: StopReason }) => finish(reason),
+    acceptTag: () => hardware.buzzer.beep(1, 150),
+    refuseTag: () => hardware.buzzer.beep(1, 800),
+    reportTag: () => log.info({}, 'a known tag other than the session tag was presented during a transaction; ignored'),
+  };
+
+  function finish(reason: StopReason | 'Reboot'): void {
+    const tx = active;
+    if (!tx) return;
+    active = null;
+    deps.changed();
+    const endedAt = now();
+    log.info({ transactionId: tx.id, reason }, 'transaction stopped');
+    enqueue('transaction stop', async () => {
+      await readMeter(tx);
+      deps.transaction('stop', snapshotOf(tx), endedAt, reason);
+    });
+  }
+
+  function messageCauses(): MessageCause[] {
+    const causes: MessageCause[] = [];
+    const ctx = cycle().getSnapshot().context;
+    const cp = pilotFault(ctx);
+    if (cp) causes.push(cp);
+    for (const f of ctx.faults) causes.push(f);
+    if (!reportedFaults.has('overtemperature') && temperatureC !== null && temperatureC >= TEMPERATURE_WARNING_C) causes.push('high-temperature');
+    if (!temperatureAnswering) causes.push('temperature-sensor');
+    if (!meterAnswering) causes.push('meter');
+    return causes;
+  }
+
+  /** The state the main thread shows (spec 2.13, 2.14, the HMI, the actor for the inspector). */
+  function state(): CoreState {
+    const snapshot = cycle().getSnapshot();
+    const meta = stateMeta(snapshot);
+    const { pilot } = snapshot.context;
+    const system: CoreState['system'] = {
+      ...meta,
+      connectionState:
+        pilot === 'a'
+          ? 'no_vehicle_connected'
+          : pilotFault(snapshot.context) !== null && pilot !== 'd'
+            ? 'vehicle_connector_error'
+            : snapshot.hasTag('contactor')
+              ? 'vehicle_charging_type2'
+              : 'vehicle_connected_type2',
+      type2State: pilot === 'f' ? 'e' : pilot,
+    };
+    if (temperatureC !== null) system.ambientTemp = Math.round(temperatureC * 10) / 10;
+    let transaction: CoreState['transaction'] = null;
+    if (active) {
+      const tx = active;
+      transaction = {
+        transactionId: tx.id,
+        startedAt: tx.startedAt,
+        consumption: tx.meterStartWh !== null && tx.meterLastWh !== null ? Math.max(0, tx.meterLastWh - tx.meterStartWh) : 0,
+        power: meterAnswering && lastReading ? Math.round(lastReading.powerW) : 0,
+        maxPower: tx.maxPowerW,
+        OCPPMeterCurrent: { L1: -1 },
+      };
+      if (tx.tagId !== undefined) transaction.tagId = tx.tagId;
+      if (tx.userId !== undefined) transaction.userId = tx.userId;
+      if (meterAnswering && lastReading && lastReading.currentsA.length > 0) {
+        const [l1, l2, l3] = lastReading.currentsA.map((a) => Math.round(a * 100) / 100);
+        transaction.OCPPMeterCurrent = { L1: l1! };
+        if (l2 !== undefined && l3 !== undefined) Object.assign(transaction.OCPPMeterCurrent, { L2: l2, L3: l3 });
+      }
+    }
+    return {
+      system,
+      transaction,
+      messages: messageCauses().map((c) => ({ ...MESSAGES[c] })),
+      hmi: currentHmi(),
+      chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
+    };
+  }
+
+  return {
+    chargeActions,
+    state,
+    setReading,
+
+    /** Buzzer feedback another actor names (pairing). */
+    beep(count: number, ms: number): void {
+      hardware.buzzer.beep(count, ms);
+    },
+
+    /** Starts supervision once the actor runs: subscriptions, the first outputs and the poll loop. */
+    attach(actor: ChargeCycleActor): void {
+      chargeCycle = actor;
+      let lastValue = JSON.stringify(actor.getSnapshot().value);
+      applyOutputs(actor.getSnapshot());
+      showHmi();
+      const sub = actor.subscribe({
+        next: (snapshot) => {
+          applyOutputs(snapshot);
+          showHmi();
+          deps.changed();
+          const value = JSON.stringify(snapshot.value);
+          if (value !== lastValue) {
+            lastValue = value;
+            checkpoint();
+          }
+        },
+        error: (err) => log.error({ err: String(err) }, 'charge cycle failed'),
+      });
+      unsubscribers.push(() => sub.unsubscribe());
+      unsubscribers.push(hardware.pilot.onLevel(onPilotLevel));
+      void track(poll());
+    },
+
+    /** Resolves when every started read and transaction effect has finished. */
+    async settled(): Promise<void> {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+
+    safeOutputs,
+
+    /** What the outputs are commanded to now. */
+    outputs: () => ({ contactorClosed: hardware.contactor.commanded(), pwmDuty: hardware.pilot.duty(), cableLocked: hardware.cableLock.commanded() }),
+
+    /**
+     * Graceful stop: outputs go to their safe state, the running transaction is completed (stop reason Reboot),
+     * timers stop.
+     */
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      for (const u of unsubscribers) u();
+      for (const t of [pilotTimer, pollTimer, contactorTimer, readingTimer]) clock.clearTimeout(t);
+      safeOutputs();
+      finish('Reboot');
+      await queue;
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export type ChargePoint = ReturnType<typeof createChargePoint>;

@@ -1,0 +1,60 @@
+import type { SimState, SimulatedPn532 } from '../drivers/index.js';
+import type { SimulatedPhone, WireStats } from '../drivers/pn532/sim.js';
+import { checkTagUid } from '../drivers/rfid/uid.js';
+import type { ReaderHardware, TagTechnology } from '../drivers/types.js';
+import type { ChargingService } from './charging.js';
+import type { SimCommand } from './core/protocol.js';
+import { invalid } from './errors.js';
+
+/**
+ * The simulated world of HARDWARE=sim, from the main thread: the vehicle, meter, temperature and faults are the
+ * plant in the charge-point core (controls go there as messages), cards and a phone are in the field of the
+ * simulated PN532, which is on this thread beside the reader's driver.
+ */
+export interface Simulator {
+  /** A plant control (state, plug, charge, …); answers the plant's state; a control that makes no sense now is a 400. */
+  control(command: SimCommand): Promise<SimState>;
+  /** A tag is tapped on the reader: 4, 7 or 10-byte UID as hex; refused (400) otherwise. */
+  presentTag(uid: string, technology?: TagTechnology): void;
+  /**
+   * A simulated phone is tapped: it sends one API request text over NFC (the Type 4 Tag write, then read), resolves
+   * with the answer text and leaves.
+   */
+  phoneRequest(text: string): Promise<string>;
+  /** The simulated phone in the reader's field (it enters when called and none is there). */
+  nfcPhone(): SimulatedPhone;
+  /** Bytes and APDUs the simulated PN532 has moved so far (live counters). */
+  nfcStats(): WireStats;
+}
+
+export function createSimulator(charging: ChargingService, pn532: SimulatedPn532, reader: ReaderHardware): Simulator {
+  let phone: SimulatedPhone | undefined;
+  const nfcPhone = () => {
+    if (!phone || phone.gone) phone = pn532.phone();
+    return phone;
+  };
+  return {
+    control: (command) => charging.simulate(command),
+    presentTag(uid, technology) {
+      let tag;
+      try {
+        tag = checkTagUid(uid, technology);
+      } catch (err) {
+        throw invalid((err as Error).message);
+      }
+      pn532.tap(tag.uid, tag.technology);
+    },
+    async phoneRequest(text) {
+      if (reader.nfc?.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
+      // A tap: the phone comes, writes the request, reads the answer and leaves.
+      const tapping = nfcPhone();
+      try {
+        return await tapping.request(text);
+      } finally {
+        tapping.leave();
+      }
+    },
+    nfcPhone,
+    nfcStats: () => pn532.stats,
+  };
+}
