@@ -861,7 +861,8 @@ describe('authentication and methods', () => {
         async ({ route, path }, method, { auth, from }, body) => {
           const res = await probe({ route, method, path, auth, from, body, expected: [401] });
           if (method !== 'HEAD') {
-            const codes = from ? [1005] : auth === null || auth === '' ? [1002, 1003] : [1003];
+            // A header value of only spaces arrives empty (HTTP trims the whitespace around a value).
+            const codes = from ? [1005] : auth === null || auth.trim() === '' ? [1002, 1003] : [1003];
             expect(codes, `session error code for ${method} ${path}`).toContain(res.json.code);
           }
         },
