@@ -14,6 +14,7 @@ import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
 import { invalid, notFound } from '../services/errors.js';
+import { createBodyIntakes, type BodyIntake, type Timers } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
   logger: Logger;
+  /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
+  clock: Timers;
 }
 
 /**
@@ -51,7 +54,7 @@ export interface AppDeps {
  * passes `clientAddress`, the address a session is bound to.
  */
 export type Bindings = { incoming?: IncomingMessage; clientAddress?: string };
-export type AppEnv = { Bindings: Bindings; Variables: { session: Session } };
+export type AppEnv = { Bindings: Bindings; Variables: { session: Session; intake: BodyIntake } };
 export type AppContext = Context<AppEnv>;
 export type AppHandler = Handler<AppEnv>;
 
@@ -67,9 +70,21 @@ export function clientAddress(c: AppContext): string {
 export interface Router {
   /**
    * Registers a path's handlers, and a 400 naming the supported methods for every other method on that path. Every
-   * handler first checks the session (spec 5 item 1), unless the path is `public` (only /v1/login).
+   * handler first checks the session (spec 5 item 1), unless the path is `public` (only /v1/login). The body intake
+   * follows: with a session, bodies up to 2 MiB whose session is checked again once they are in; public, a few KiB.
    */
   resource(path: string, handlers: Partial<Record<Method, AppHandler>>, opts?: { public?: boolean }): void;
+}
+
+/**
+ * Registers the routes `register` puts on an application of their own as public routes of `app`: no session, and the
+ * body intake of requests without one (a few KiB, their own budget). For route sets written against Hono's own API
+ * (the simulator's controls).
+ */
+function mountPublic(app: Hono<AppEnv>, publicHandler: (handler: AppHandler) => AppHandler, register: (routes: Hono<AppEnv>) => void): void {
+  const routes = new Hono<AppEnv>();
+  register(routes);
+  for (const route of routes.routes) app.on(route.method, route.path, publicHandler(route.handler as AppHandler));
 }
 
 /** A fetch handler: the app's request → response, as every transport calls it. */
@@ -91,13 +106,25 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set('session', verdict.session);
   };
 
+  const intakes = createBodyIntakes(deps.clock);
+  // A request takes effect once its body is in: its session must still be valid then (logout, another login or the
+  // timeout may have ended it while the body arrived).
+  const sessionIntake: BodyIntake = { ...intakes.session, received: requireSession };
+  const withPublicIntake =
+    (handler: AppHandler): AppHandler =>
+    (c, next) => {
+      c.set('intake', intakes.public);
+      return handler(c, next);
+    };
+
   const router: Router = {
     resource(path, handlers, { public: isPublic = false } = {}) {
       const guarded = (handler: AppHandler): AppHandler =>
         isPublic
-          ? handler
+          ? withPublicIntake(handler)
           : (c, next) => {
               requireSession(c);
+              c.set('intake', sessionIntake);
               return handler(c, next);
             };
       const methods = Object.keys(handlers) as Method[];
@@ -122,14 +149,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
-  if (deps.simulator) simRoutes(app, deps.simulator, deps.charging);
+  if (deps.simulator) mountPublic(app, withPublicIntake, (sim) => simRoutes(sim, deps.simulator!, deps.charging));
   if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {
     try {
-      if (c.req.path.startsWith('/v1/')) requireSession(c);
+      if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) requireSession(c);
       throw notFound(`No endpoint ${c.req.path}; see the API overview in the README`);
     } catch (err) {
       return respond(err, c);

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { OperationError, type FailureKind } from '../services/errors.js';
+import { ClientClosed } from './body.js';
 
 /** Session error codes of spec 7.2 that this API answers with. */
 export type SessionCode = 1001 | 1002 | 1003 | 1004 | 1005 | 1007 | 1008 | 1011 | 1012;
@@ -30,6 +31,15 @@ export class SessionError extends Error {
 
 export const STATUS_OF: Record<FailureKind, 400 | 404 | 409 | 500> = { invalid: 400, 'not-found': 404, conflict: 409, internal: 500 };
 
+/** The request log's status of a request whose client went away before its body arrived (nginx's 499). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** OperationFailed (spec 2.1) as JSON text, for answers written outside the app (the HTTP server's own refusals). */
+export const operationFailedText = (cause: string) => JSON.stringify({ success: false, cause });
+
+/** The cause of every 500: it reveals nothing internal. */
+export const INTERNAL_ERROR_CAUSE = 'Internal error: the controller could not complete the request; it has logged the details';
+
 /** OperationFailed (spec 2.1). */
 export const operationFailed = (c: Context, status: 400 | 404 | 409 | 500, cause: string) =>
   c.json({ success: false as const, cause }, status);
@@ -42,7 +52,8 @@ export const noContent = (c: Context) => c.body(null, 204);
 
 /**
  * The one place an error becomes a response: refused operations get their status and OperationFailed body, session
- * problems the not-logged-in body, and anything unexpected a logged 500 whose body reveals nothing internal.
+ * problems the not-logged-in body, a client that closed the connection before its body arrived 499 (never sent:
+ * the request log shows it as what it is), and anything unexpected a logged 500 whose body reveals nothing internal.
  */
 export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unknown) => void): Response {
   if (err instanceof OperationError) {
@@ -52,6 +63,7 @@ export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unk
   if (err instanceof SessionError) {
     return c.json({ logged_in: false as const, message: err.message, code: err.code }, err.status);
   }
+  if (err instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
   logUnexpected(err);
-  return operationFailed(c, 500, 'Internal error: the controller could not complete the request; it has logged the details');
+  return operationFailed(c, 500, INTERNAL_ERROR_CAUSE);
 }

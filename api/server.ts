@@ -1,7 +1,8 @@
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { serve } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Bindings, Fetch } from './app.js';
+import { INTERNAL_ERROR_CAUSE, operationFailedText } from './errors.js';
 
 export interface HttpServer {
   /** The port actually bound (differs from the requested one when that was 0). */
@@ -23,18 +24,32 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
     err.code === 'HPE_HEADER_OVERFLOW'
       ? 'The request line or headers are too large (over 16 KiB); shorten the path or query'
       : 'Malformed HTTP request';
-  const body = JSON.stringify({ success: false, cause });
+  const body = operationFailedText(cause);
   socket.end(
     `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
+/**
+ * Requests @hono/node-server cannot turn into a `Request` (a missing or malformed Host header, a backslash in the
+ * path, a target such as `*` that is no path) get the same 400 OperationFailed instead of its empty 400.
+ */
+function answerUnroutableRequest(err: unknown): Response {
+  const [status, cause] =
+    err instanceof RequestError ? [400, `Malformed HTTP request: ${err.message}`] : [500, INTERNAL_ERROR_CAUSE];
+  return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json' } });
+}
+
 /** Serves the API over HTTP on `host:port`; resolves once listening. */
 export function listen(fetch: Fetch, port: number, host: string): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: (request, env) => fetch(request, env as Bindings), port, hostname: host }) as Server;
+    const listener = getRequestListener((request, env) => fetch(request, env as Bindings), { errorHandler: answerUnroutableRequest });
+    // Node's own check of the Host header answers an empty 400; the listener's check answers ours. (Every request
+    // needs a Host header, as HTTP/1.1 requires.)
+    const server = createServer({ requireHostHeader: false }, listener);
     server.on('clientError', answerMalformedRequest);
     server.once('error', reject);
+    server.listen(port, host);
     server.once('listening', () => {
       server.off('error', reject);
       const address = server.address();

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Login roles, lowest to highest (spec 5 item 9). */
 export const ROLES = ['user', 'operator', 'installer', 'manufacturer'] as const;
@@ -27,15 +27,40 @@ export const users = sqliteTable('users', {
   createdAt: integer('created_at').notNull(),
 });
 
-/** The local whitelist (spec 2.12). Deleting a user keeps its entries and clears their `userid`. */
-export const whitelist = sqliteTable('whitelist', {
-  id: text('id').primaryKey(),
-  tagType: text('tag_type', { enum: TAG_TYPES }),
+/**
+ * The local whitelist (spec 2.12). Deleting a user keeps its entries and clears their `userid`. One card, one entry:
+ * ids that differ only in the letter case of A–Z are the same tag (readers differ in how they print a UID), so the
+ * unique index is on `lower(id)` (SQLite's lower() folds exactly A–Z), and every look-up compares that way.
+ */
+export const whitelist = sqliteTable(
+  'whitelist',
+  {
+    id: text('id').primaryKey(),
+    tagType: text('tag_type', { enum: TAG_TYPES }),
+    number: integer('number'),
+    name: text('name'),
+    userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
+    priority: text('priority', { enum: TAG_PRIORITIES }),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('whitelist_tag').on(sql`lower(${t.id})`)],
+);
+
+/**
+ * Whitelist entries removed by migration 0003 because their id was another entry's but for letter case (before,
+ * both were kept, and revoking one left the card working under the other). The entry added first was kept
+ * (`keptId`); each removed one is kept here with its data, and the controller logs it once at start (`reportedAt`).
+ */
+export const whitelistRemovedDuplicates = sqliteTable('whitelist_removed_duplicates', {
+  id: text('id').notNull(),
+  keptId: text('kept_id').notNull(),
+  tagType: text('tag_type'),
   number: integer('number'),
   name: text('name'),
-  userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
-  priority: text('priority', { enum: TAG_PRIORITIES }),
+  userId: text('user_id'),
+  priority: text('priority'),
   createdAt: integer('created_at').notNull(),
+  reportedAt: integer('reported_at'),
 });
 
 /** The generic key/value store (spec 2.12a, 4.6). */

@@ -1,21 +1,27 @@
-import { and, assign, not, setup, stateIn, type SnapshotFrom } from 'xstate';
+import { assign, setup, type SnapshotFrom } from 'xstate';
 import type { Role } from '../db/schema.js';
 import { loginProofMatches, secretEquals } from './secrets.js';
 
 /**
- * The login/session lifecycle (spec 3, 5): one-time login tokens, one session at a time across every interface,
- * the 60 s inactivity timeout, and the throttle on failed logins.
+ * The login/session lifecycle (spec 3, 5): one-time login tokens per client address, one session at a time across
+ * every interface, the 60 s inactivity timeout, and the limits on failed password checks (per address and overall).
  *
  * Pure: randomness (tokens, session ids) and account look-ups come in with the events; time comes from the actor's
- * clock through the named delays.
+ * clock through the named delay and with the events (`at`).
  */
 
 /** Inactivity after which a session expires (spec 8). */
 export const SESSION_TIMEOUT_MS = 60_000;
-/** Failed logins allowed within FAILURE_WINDOW_MS before logins are refused for LOCKOUT_MS. */
+/** Failed password checks from one client address within FAILURE_WINDOW_MS after which its attempts are refused. */
 export const MAX_FAILED_LOGINS = 5;
+/** Failed password checks from all addresses together within FAILURE_WINDOW_MS after which every attempt is refused. */
+export const MAX_FAILED_LOGINS_TOTAL = 30;
+/** The sliding window of both limits: an attempt is refused while the limit's failures all lie within it. */
 export const FAILURE_WINDOW_MS = 60_000;
-export const LOCKOUT_MS = 60_000;
+/** Client addresses whose login tokens are kept; a token issued to one more address forgets the least recent. */
+export const MAX_LOGIN_CLIENTS = 256;
+/** Spent or superseded tokens kept per address, so that an attempt with one is known as such (not a failure). */
+export const STALE_TOKENS_KEPT = 4;
 
 /** A login account as the session machine needs it. */
 export interface Account {
@@ -34,15 +40,35 @@ export interface Session {
   lastActivityAt: number;
 }
 
-export type LoginOutcome = 'success' | 'invalid' | 'throttled';
+/** A client address's login tokens (spec 5 items 2–3 hold per client: one address cannot spend another's token). */
+export interface LoginClient {
+  address: string;
+  /** The outstanding token, valid for exactly the next attempt from this address. */
+  token: string | null;
+  /** Its latest spent or superseded tokens, oldest first (at most STALE_TOKENS_KEPT). */
+  stale: string[];
+}
+
+/** A failed password check: its client address and time. */
+export interface FailedLogin {
+  address: string;
+  at: number;
+}
+
+/**
+ * Outcome of a login attempt. `staleToken`: the address holds no valid token (none issued, or its token spent or
+ * superseded) or the proof used a spent or superseded token; the password was not checked, so no failure counts.
+ * `throttled`: too many failed checks (from this address, or from all); not checked either.
+ */
+export type LoginOutcome = 'success' | 'invalid' | 'throttled' | 'staleToken';
 
 export interface SessionContext {
-  /** The outstanding login token, valid for exactly the next attempt. */
-  token: string | null;
+  /** Login tokens per client address, the most recently active last (at most MAX_LOGIN_CLIENTS). */
+  clients: LoginClient[];
+  /** Failed password checks, oldest first; those older than FAILURE_WINDOW_MS are dropped at the next failure. */
+  failures: FailedLogin[];
   /** The current session (state `active`) or the one that timed out (state `expired`). */
   session: Session | null;
-  /** Failed logins in the current failure window. */
-  failures: number;
   /** Outcome of the latest LOGIN event, read by the sender right after sending it. */
   lastLogin: LoginOutcome | null;
   /** The inactivity timer of state `active`: armed at `timerArmedAt`, fires at `timerDueAt`. */
@@ -51,7 +77,7 @@ export interface SessionContext {
 }
 
 export type SessionEvent =
-  | { type: 'TOKEN.ISSUE'; token: string }
+  | { type: 'TOKEN.ISSUE'; token: string; address: string }
   | {
       type: 'LOGIN';
       /** Hex SHA-256 of password + token, as sent by the client. */
@@ -67,50 +93,78 @@ export type SessionEvent =
   | { type: 'ACTIVITY'; sessionId: string; at: number }
   | { type: 'LOGOUT'; sessionId: string };
 
-/**
- * LOGIN, handled in each state of the login region (a transition on the region itself that re-enters `active`
- * would exit the parallel throttle region too). Guards are evaluated before any action runs, so every region sees
- * the token of the attempt.
- */
-const loginTransitions = [
-  {
-    guard: 'loginsLocked',
-    actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'throttled' } }],
-  },
-  {
-    guard: 'credentialsMatch',
-    target: '#session.login.active',
-    reenter: true,
-    actions: ['spendToken', 'startSession', { type: 'recordOutcome', params: { outcome: 'success' } }],
-  },
-  { actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'invalid' } }] },
-] as const;
+type LoginEvent = Extract<SessionEvent, { type: 'LOGIN' }>;
+
+const clientOf = (context: SessionContext, address: string) => context.clients.find((c) => c.address === address);
+
+/** Failed checks within the window before `at`: from `address`, and from all addresses. */
+export function recentFailures(context: SessionContext, address: string, at: number): { address: number; total: number } {
+  let fromAddress = 0;
+  let total = 0;
+  for (const failure of context.failures) {
+    if (failure.at <= at - FAILURE_WINDOW_MS) continue;
+    total++;
+    if (failure.address === address) fromAddress++;
+  }
+  return { address: fromAddress, total };
+}
+
+/** The clients with `client` replaced (or added) as the most recently active, the least recent beyond the bound dropped. */
+function withClient(clients: LoginClient[], client: LoginClient): LoginClient[] {
+  const others = clients.filter((c) => c.address !== client.address);
+  return [...others.slice(Math.max(0, others.length - (MAX_LOGIN_CLIENTS - 1))), client];
+}
+
+const retire = (client: LoginClient): string[] => (client.token === null ? client.stale : [...client.stale, client.token].slice(-STALE_TOKENS_KEPT));
 
 export const sessionMachine = setup({
   types: {} as { context: SessionContext; events: SessionEvent },
   delays: {
     /** Until the inactivity deadline known when the timer was armed. */
     inactivity: ({ context }) => context.timerDueAt - context.timerArmedAt,
-    failureWindow: FAILURE_WINDOW_MS,
-    lockout: LOCKOUT_MS,
   },
   guards: {
-    credentialsMatch: ({ context, event }) =>
+    withoutToken: ({ context, event }) => event.type === 'LOGIN' && !clientOf(context, event.address)?.token,
+    loginsThrottled: ({ context, event }) => {
+      if (event.type !== 'LOGIN') return false;
+      const recent = recentFailures(context, event.address, event.at);
+      return recent.address >= MAX_FAILED_LOGINS || recent.total >= MAX_FAILED_LOGINS_TOTAL;
+    },
+    credentialsMatch: ({ context, event }) => {
+      const token = event.type === 'LOGIN' ? clientOf(context, event.address)?.token : null;
+      return !!token && loginProofMatches((event as LoginEvent).account?.password ?? null, token, (event as LoginEvent).proof);
+    },
+    staleTokenProof: ({ context, event }) =>
       event.type === 'LOGIN' &&
-      context.token !== null &&
-      loginProofMatches(event.account?.password ?? null, context.token, event.proof),
+      event.account !== null &&
+      (clientOf(context, event.address)?.stale ?? []).some((token) => loginProofMatches(event.account!.password, token, event.proof)),
     isCurrentSession: ({ context, event }) =>
       (event.type === 'ACTIVITY' || event.type === 'LOGOUT') &&
       context.session !== null &&
       secretEquals(context.session.id, event.sessionId),
-    lastAllowedFailure: ({ context }) => context.failures + 1 >= MAX_FAILED_LOGINS,
     activeSinceTimerArmed: ({ context }) =>
       context.session !== null && context.session.lastActivityAt + SESSION_TIMEOUT_MS > context.timerDueAt,
-    loginsLocked: stateIn({ throttle: 'locked' }),
   },
   actions: {
-    issueToken: assign({ token: ({ event }) => (event.type === 'TOKEN.ISSUE' ? event.token : null) }),
-    spendToken: assign({ token: null }),
+    issueToken: assign({
+      clients: ({ context, event }) => {
+        if (event.type !== 'TOKEN.ISSUE') return context.clients;
+        const client = clientOf(context, event.address) ?? { address: event.address, token: null, stale: [] };
+        return withClient(context.clients, { address: event.address, token: event.token, stale: retire(client) });
+      },
+    }),
+    spendToken: assign({
+      clients: ({ context, event }) => {
+        const client = event.type === 'LOGIN' ? clientOf(context, event.address) : undefined;
+        return client ? withClient(context.clients, { ...client, token: null, stale: retire(client) }) : context.clients;
+      },
+    }),
+    recordFailure: assign({
+      failures: ({ context, event }) => {
+        const { address, at } = event as LoginEvent;
+        return [...context.failures.filter((f) => f.at > at - FAILURE_WINDOW_MS), { address, at }];
+      },
+    }),
     startSession: assign(({ event }) => {
       if (event.type !== 'LOGIN' || !event.account) return {};
       const { sessionId: id, address, at } = event;
@@ -129,24 +183,38 @@ export const sessionMachine = setup({
     }),
     endSession: assign({ session: null }),
     recordOutcome: assign({ lastLogin: (_, params: { outcome: LoginOutcome }) => params.outcome }),
-    countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
-    resetFailures: assign({ failures: 0 }),
   },
 }).createMachine({
   id: 'session',
-  type: 'parallel',
-  context: { token: null, session: null, failures: 0, lastLogin: null, timerArmedAt: 0, timerDueAt: 0 },
+  initial: 'login',
+  context: { clients: [], failures: [], session: null, lastLogin: null, timerArmedAt: 0, timerDueAt: 0 },
   on: {
     'TOKEN.ISSUE': { actions: 'issueToken' },
   },
   states: {
     login: {
       initial: 'loggedOut',
+      // A login attempt, in every state of the session. Whatever its outcome it spends its address's token; only a
+      // wrong password checked against a valid token counts as a failure.
+      on: {
+        LOGIN: [
+          { guard: 'withoutToken', actions: { type: 'recordOutcome', params: { outcome: 'staleToken' } } },
+          { guard: 'loginsThrottled', actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'throttled' } }] },
+          {
+            guard: 'credentialsMatch',
+            target: '.active',
+            reenter: true,
+            actions: ['spendToken', 'startSession', { type: 'recordOutcome', params: { outcome: 'success' } }],
+          },
+          { guard: 'staleTokenProof', actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'staleToken' } }] },
+          { actions: ['spendToken', 'recordFailure', { type: 'recordOutcome', params: { outcome: 'invalid' } }] },
+        ],
+      },
       states: {
-        loggedOut: { on: { LOGIN: loginTransitions } },
+        loggedOut: {},
         active: {
-          // Calls only record their time; when the timer fires it re-arms for the rest of the 60 s after the
-          // latest call, or expires the session. (No timer is cancelled and re-created per request.)
+          // Calls only record their time; when the timer fires it re-arms for the rest of the 60 s after the latest
+          // call, or expires the session. (No timer is cancelled and re-created per request.)
           after: {
             inactivity: [
               { guard: 'activeSinceTimerArmed', target: 'active', reenter: true, actions: 'rearmInactivityTimer' },
@@ -154,39 +222,11 @@ export const sessionMachine = setup({
             ],
           },
           on: {
-            LOGIN: loginTransitions,
             ACTIVITY: { guard: 'isCurrentSession', actions: 'recordActivity' },
             LOGOUT: { guard: 'isCurrentSession', target: 'loggedOut', actions: 'endSession' },
           },
         },
-        expired: { on: { LOGIN: loginTransitions } },
-      },
-    },
-    throttle: {
-      initial: 'open',
-      states: {
-        open: {
-          initial: 'clear',
-          states: {
-            clear: {
-              entry: 'resetFailures',
-              on: { LOGIN: { guard: not('credentialsMatch'), target: 'counting', actions: 'countFailure' } },
-            },
-            counting: {
-              after: { failureWindow: { target: 'clear' } },
-              on: {
-                LOGIN: [
-                  { guard: and([not('credentialsMatch'), 'lastAllowedFailure']), target: '#session.throttle.locked' },
-                  { guard: not('credentialsMatch'), actions: 'countFailure' },
-                ],
-              },
-            },
-          },
-        },
-        locked: {
-          entry: 'resetFailures',
-          after: { lockout: { target: 'open' } },
-        },
+        expired: {},
       },
     },
   },

@@ -83,7 +83,10 @@ export type Config = {
   /** The database file when it is the default one in DATA_DIR (created owner-only), else null. */
   defaultDatabaseFile: string | null;
   hardware: (typeof HARDWARE_BACKENDS)[number];
+  /** LOG_LEVEL, else `info` until the LogLevel setting is read. */
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Whether LOG_LEVEL is set: then it wins over the LogLevel setting for the whole run. */
+  logLevelFromEnvironment: boolean;
   logFormat: (typeof LOG_FORMATS)[number];
   /** Initial password of the built-in `operator` account on a fresh database; random when unset. */
   operatorPassword: string | undefined;
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     defaultDatabaseFile,
     hardware: e.HARDWARE,
     logLevel: e.LOG_LEVEL,
+    logLevelFromEnvironment: present.LOG_LEVEL !== undefined,
     logFormat: e.LOG_FORMAT ?? (opts.stdoutIsTTY ? 'pretty' : 'json'),
     operatorPassword: e.OPERATOR_PASSWORD,
     pins: {

@@ -19,7 +19,7 @@ import { CORE_SYSTEM_ID } from './core/protocol.js';
 import type { InspectRecord } from './inspection.js';
 import { createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
-import type { Logger } from './logger.js';
+import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createNfcService, type NfcService } from './nfc.js';
@@ -150,6 +150,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // A transaction a power loss left active is completed with its last checkpoint before anything else runs.
   const interrupted = await services.transactions.closeInterrupted();
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
+  for (const entry of await services.whitelist.takeRemovedDuplicates()) {
+    logger.warn(entry, `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`);
+  }
 
   const settings = await createSettings(database, { now, computed: () => computedValues(now) });
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
@@ -224,13 +227,14 @@ export async function startController(options: ControllerOptions): Promise<Contr
   };
   // Both actor systems, listened to only while an /inspect page watches.
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock);
-  applySettings(settings, { charging, logger, nfc });
-  settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
+  const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
+  applySettings(settings, { charging, logLevel, nfc });
+  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
 
   const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken });
+  const app = createApp({ ...services, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);

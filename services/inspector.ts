@@ -97,7 +97,7 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
     user: c.session?.username ?? null,
     role: c.session?.role ?? null,
     sessionExpiresAt: c.session ? iso(c.session.lastActivityAt + SESSION_TIMEOUT_MS) : null,
-    failedLogins: c.failures,
+    failedLogins: c.failures.length,
   }),
 };
 

@@ -113,3 +113,38 @@ export function logRequest(logger: Logger, method: string, path: string, status:
     `{"level":${INFO},"time":${Date.now()},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`,
   );
 }
+
+/**
+ * The log level in effect. LOG_LEVEL, when set, wins for the whole run (an operator debugging a controller sets it
+ * and expects it to hold); otherwise the LogLevel setting decides, at start and whenever it changes. Each decision is
+ * logged: at start which one applies, and a change of the setting either its new level or, while LOG_LEVEL holds,
+ * that it does not apply.
+ */
+export function createLogLevel(logger: Logger, environment: { level: string; fromEnvironment: boolean }) {
+  let setting: string | undefined;
+  return {
+    /** Applies the LogLevel setting's level (called at start and on every settings change). */
+    applySetting(level: string): void {
+      if (level === setting) return;
+      const atStart = setting === undefined;
+      setting = level;
+      if (environment.fromEnvironment) {
+        logger.level = environment.level;
+        if (atStart) logger.info({ logLevel: environment.level, setting: level }, `log level ${environment.level} from LOG_LEVEL, which wins over the LogLevel setting (${level}) while it is set`);
+        else logger.warn({ logLevel: environment.level, setting: level }, `the LogLevel setting is now ${level}; the log level stays ${environment.level} because LOG_LEVEL is set (unset it to let the setting decide)`);
+        return;
+      }
+      const message = `log level ${level} from the LogLevel setting${atStart ? '' : ' (changed)'}`;
+      // Written at whichever of the old and new level is more verbose, so it is seen either way.
+      if (pino.levels.values[level]! <= logger.levelVal) {
+        logger.level = level;
+        logger.info({ logLevel: level }, message);
+      } else {
+        logger.info({ logLevel: level }, message);
+        logger.level = level;
+      }
+    },
+  };
+}
+
+export type LogLevel = ReturnType<typeof createLogLevel>;

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { checkSession, type Session, type SessionErrorCode } from '../machines/session.js';
+import { checkSession, MAX_FAILED_LOGINS, MAX_FAILED_LOGINS_TOTAL, recentFailures, type Session, type SessionErrorCode } from '../machines/session.js';
 import type { SessionActor } from '../machines/controller.js';
 import type { Accounts } from './accounts.js';
 import type { Clock } from './controller.js';
+import type { Logger } from './logger.js';
 
 /**
  * Calls closer together than this after the last recorded one are recorded together, by one ACTIVITY event at the
@@ -12,13 +13,13 @@ import type { Clock } from './controller.js';
  */
 export const ACTIVITY_RECORD_MS = 1000;
 
-export type LoginResult = { ok: true; sessionId: string } | { ok: false; reason: 'invalid' | 'throttled' };
+export type LoginResult = { ok: true; sessionId: string } | { ok: false; reason: 'invalid' | 'throttled' | 'staleToken' };
 
 /**
  * The face of the session actor for the transports: it draws tokens and session ids from the CSPRNG, looks up
  * accounts, sends the events and reads the outcome from the snapshot. The rules live in machines/session.ts.
  */
-export function createSessions(actor: SessionActor, accounts: Accounts, clock: Pick<Clock, 'now' | 'setTimeout'>) {
+export function createSessions(actor: SessionActor, accounts: Accounts, clock: Pick<Clock, 'now' | 'setTimeout'>, logger?: Logger) {
   const now = () => clock.now();
   /** The latest call not recorded yet, and when the scheduled event records it. */
   let unrecorded: { sessionId: string; at: number; due: number } | null = null;
@@ -31,21 +32,35 @@ export function createSessions(actor: SessionActor, accounts: Accounts, clock: P
   };
 
   return {
-    /** GET /login: a fresh 32-character token; the previous one is invalid from now on. */
-    issueToken(): string {
+    /** GET /login: a fresh 32-character token for the client `address`; its previous one is invalid from now on. */
+    issueToken(address: string): string {
       const token = randomBytes(16).toString('hex');
-      actor.send({ type: 'TOKEN.ISSUE', token });
+      actor.send({ type: 'TOKEN.ISSUE', token, address });
       return token;
     },
 
-    /** POST /login: `proof` is hex SHA-256(password + token). The token is spent whatever the outcome. */
+    /**
+     * POST /login: `proof` is hex SHA-256(password + token). The address's token is spent whatever the outcome. A
+     * failure that brings its address, or all addresses, to the limit is logged (never the name or proof tried).
+     */
     async login(username: string, proof: string, address: string): Promise<LoginResult> {
       const account = await accounts.find(username);
       const sessionId = randomUUID();
-      actor.send({ type: 'LOGIN', proof, account, address, sessionId, at: now() });
-      const outcome = actor.getSnapshot().context.lastLogin;
+      const at = now();
+      actor.send({ type: 'LOGIN', proof, account, address, sessionId, at });
+      const { context } = actor.getSnapshot();
+      const outcome = context.lastLogin ?? 'invalid';
       if (outcome === 'success') return { ok: true, sessionId };
-      return { ok: false, reason: outcome === 'throttled' ? 'throttled' : 'invalid' };
+      if (outcome === 'invalid') {
+        const recent = recentFailures(context, address, at);
+        if (recent.address === MAX_FAILED_LOGINS) {
+          logger?.warn({ address }, `${MAX_FAILED_LOGINS} failed logins from ${address} within a minute: its attempts are refused until the first of them is a minute old`);
+        }
+        if (recent.total === MAX_FAILED_LOGINS_TOTAL) {
+          logger?.warn({ address }, `${MAX_FAILED_LOGINS_TOTAL} failed logins from all addresses within a minute: every attempt is refused until the first of them is a minute old`);
+        }
+      }
+      return { ok: false, reason: outcome };
     },
 
     /**

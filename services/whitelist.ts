@@ -1,6 +1,6 @@
-import { count, eq, inArray, sql } from 'drizzle-orm';
+import { count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database, WriteTx } from '../db/client.js';
-import { TAG_PRIORITIES, TAG_TYPES, users, whitelist } from '../db/schema.js';
+import { TAG_PRIORITIES, TAG_TYPES, users, whitelist, whitelistRemovedDuplicates } from '../db/schema.js';
 import { invalid, listIds, notFound } from './errors.js';
 
 export { TAG_PRIORITIES, TAG_TYPES };
@@ -40,15 +40,28 @@ function toColumns(entry: WhitelistEntry) {
   };
 }
 
-function refuseDuplicates(ids: readonly string[]): void {
-  const seen = new Set<string>();
-  const repeated = ids.filter((id) => (seen.has(id) ? true : (seen.add(id), false)));
-  if (repeated.length > 0) throw invalid(`Tag id ${listIds([...new Set(repeated)])} appears more than once in the request`);
+/**
+ * A tag id's identity: ids that differ only in the letter case of A–Z are one tag (readers print UIDs in either
+ * case). The same folding as SQLite's lower(), which the unique index `whitelist_tag` and every query use.
+ */
+export function tagKey(id: string): string {
+  return id.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-async function existingIds(tx: WriteTx, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await tx.select({ id: whitelist.id }).from(whitelist).where(inArray(whitelist.id, [...ids]));
-  return new Set(rows.map((r) => r.id));
+/** The stored id's identity, as SQL: what the unique index is on. */
+const storedKey = sql`lower(${whitelist.id})`;
+
+/** One rule for every command: a request that names a tag twice (in any letter case) is refused (400). */
+function refuseDuplicates(ids: readonly string[]): void {
+  const seen = new Set<string>();
+  const repeated = ids.filter((id) => (seen.has(tagKey(id)) ? true : (seen.add(tagKey(id)), false)));
+  if (repeated.length > 0) throw invalid(`Tag id ${listIds([...new Set(repeated)])} appears more than once in the request (ids are compared without regard to letter case)`);
+}
+
+/** The stored ids of the entries the given ids name, by tag key. */
+async function existingIds(tx: WriteTx, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = await tx.select({ id: whitelist.id }).from(whitelist).where(inArray(storedKey, ids.map(tagKey)));
+  return new Map(rows.map((r) => [tagKey(r.id), r.id]));
 }
 
 async function requireUsers(tx: WriteTx, entries: readonly WhitelistEntry[]): Promise<void> {
@@ -67,14 +80,9 @@ async function requireUsers(tx: WriteTx, entries: readonly WhitelistEntry[]): Pr
 export function createWhitelist(database: Database, now: () => number = Date.now) {
   const { db } = database;
   return {
-    /** The entry of a tag read by the reader; ids compare case-insensitively (readers report UIDs in upper case). */
+    /** The entry of a tag (read by the reader, or in pairing mode), whatever the letter case of its id. */
     async find(id: string): Promise<WhitelistEntry | undefined> {
-      const [row] = await db
-        .select()
-        .from(whitelist)
-        .where(sql`lower(${whitelist.id}) = lower(${id})`)
-        .orderBy(sql`${whitelist.id} = ${id} desc`)
-        .limit(1);
+      const [row] = await db.select().from(whitelist).where(eq(storedKey, tagKey(id)));
       return row ? toEntry(row) : undefined;
     },
 
@@ -90,7 +98,7 @@ export function createWhitelist(database: Database, now: () => number = Date.now
       await database.write(async (tx) => {
         const existing = await existingIds(tx, ids);
         if (existing.size > 0) {
-          throw invalid(`Tag id ${listIds([...existing])} is already whitelisted; use the command "edit" to change it`);
+          throw invalid(`Tag id ${listIds([...existing.values()])} is already whitelisted; use the command "edit" to change it`);
         }
         await requireUsers(tx, entries);
         const [{ total } = { total: 0 }] = await tx.select({ total: count() }).from(whitelist);
@@ -104,17 +112,20 @@ export function createWhitelist(database: Database, now: () => number = Date.now
       });
     },
 
-    /** Replaces the data of existing entries (fields left out are cleared); an unknown id is refused (404). */
+    /**
+     * Replaces the data of existing entries (fields left out are cleared; the id keeps the letter case it was added
+     * with); an unknown id is refused (404).
+     */
     async edit(entries: readonly WhitelistEntry[]): Promise<void> {
       const ids = entries.map((e) => e.id);
       refuseDuplicates(ids);
       await database.write(async (tx) => {
         const existing = await existingIds(tx, ids);
-        const missing = ids.filter((id) => !existing.has(id));
+        const missing = ids.filter((id) => !existing.has(tagKey(id)));
         if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted; use the command "add"`);
         await requireUsers(tx, entries);
         for (const entry of entries) {
-          await tx.update(whitelist).set(toColumns(entry)).where(eq(whitelist.id, entry.id));
+          await tx.update(whitelist).set(toColumns(entry)).where(eq(storedKey, tagKey(entry.id)));
         }
       });
     },
@@ -125,12 +136,28 @@ export function createWhitelist(database: Database, now: () => number = Date.now
 
     /** Deletes the entries; when any id is not whitelisted, nothing is deleted (404). */
     async remove(ids: readonly string[]): Promise<void> {
-      const unique = [...new Set(ids)];
+      refuseDuplicates(ids);
       await database.write(async (tx) => {
-        const existing = await existingIds(tx, unique);
-        const missing = unique.filter((id) => !existing.has(id));
+        const existing = await existingIds(tx, ids);
+        const missing = ids.filter((id) => !existing.has(tagKey(id)));
         if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted`);
-        await tx.delete(whitelist).where(inArray(whitelist.id, unique));
+        await tx.delete(whitelist).where(inArray(storedKey, ids.map(tagKey)));
+      });
+    },
+
+    /**
+     * The entries migration 0003 removed as duplicates of another entry's id but for letter case, not reported
+     * yet; they count as reported from now on (the controller logs them at start).
+     */
+    async takeRemovedDuplicates(): Promise<{ id: string; keptId: string; userid: string | null; name: string | null }[]> {
+      return database.write(async (tx) => {
+        const table = whitelistRemovedDuplicates;
+        const rows = await tx
+          .select({ id: table.id, keptId: table.keptId, userid: table.userId, name: table.name })
+          .from(table)
+          .where(isNull(table.reportedAt));
+        if (rows.length > 0) await tx.update(table).set({ reportedAt: now() }).where(isNull(table.reportedAt));
+        return rows;
       });
     },
   };

@@ -59,9 +59,12 @@ test('the charge cycle shows compound states, guards, resolved and named delays,
   expect(dot).toContain('entry / startTransaction');
 });
 
-test('the session chart shows its parallel regions and the pairing chart its 60 s', () => {
+test('the session chart draws its login rules once, on the state enclosing them; the NFC link chart its parallel state; the pairing chart its 60 s', () => {
   const charts = chartedMachines();
-  expect(toDot(charts.find((c) => c.id === 'session')!.machine)).toContain('label="session (parallel)');
+  const session = toDot(charts.find((c) => c.id === 'session')!.machine);
+  expect(session).toContain('label="login\\nLOGIN [withoutToken] / recordOutcome\\nLOGIN [loginsThrottled]');
+  expect(session).toContain('"anchor:login" -> "login.active" [id="transition-4", label="LOGIN [credentialsMatch] / spendToken, startSession, recordOutcome", ltail="cluster_login"]');
+  expect(toDot(charts.find((c) => c.id === 'nfcLink')!.machine)).toContain('label="established (parallel)');
   expect(toDot(charts.find((c) => c.id === 'pairing')!.machine)).toContain('after pairingDuration (60 s)');
   expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke pairing (systemId pairing)');
   expect(toDot(charts.find((c) => c.id === 'chargePointCore')!.machine)).toContain('invoke chargeCycle (systemId chargeCycle)');

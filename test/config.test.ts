@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       defaultDatabaseFile: resolve('./data/controller.db'),
       hardware: 'sim',
       logLevel: 'info',
+      logLevelFromEnvironment: false,
       logFormat: 'json',
       operatorPassword: undefined,
       pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
@@ -55,7 +56,7 @@ describe('loadConfig', () => {
       OPERATOR_PASSWORD: 'long enough',
       LOG_UNRELATED: 'x',
     });
-    expect(c).toMatchObject({ port: 9000, host: '::1', dataDir: '/var/lib/cc', databaseUrl: 'libsql://db.example:8080', defaultDatabaseFile: null, hardware: 'rpi', logLevel: 'debug', logFormat: 'pretty', operatorPassword: 'long enough' });
+    expect(c).toMatchObject({ port: 9000, host: '::1', dataDir: '/var/lib/cc', databaseUrl: 'libsql://db.example:8080', defaultDatabaseFile: null, hardware: 'rpi', logLevel: 'debug', logLevelFromEnvironment: true, logFormat: 'pretty', operatorPassword: 'long enough' });
     expect(loadConfig({ PORT: '', HARDWARE: '' })).toMatchObject({ port: 8080, hardware: 'sim' });
   });
 

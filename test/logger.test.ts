@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger, logRequest, LogBuffer, MAX_PENDING_CHARS, WRITE_AT_CHARS } from '../services/logger.js';
+import { startHarness } from './harness.js';
 
 /** A stdout stand-in: records each write; while `full`, write() answers false until the test emits 'drain'. */
 class FakeStdout extends EventEmitter {
@@ -135,5 +136,45 @@ describe('request log line', () => {
     await settle();
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: pino.levels.values.info, path: '/v1/messages' });
+  });
+});
+
+describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, and the log says which applies', () => {
+  /** Sets LogLevel as an installer (the role that may change it); answers the log lines written from then on. */
+  async function setLogLevel(h: Awaited<ReturnType<typeof startHarness>>, value: number): Promise<unknown[]> {
+    await h.controller.accounts.set('installer-1', 'installer', 'installer-secret-1');
+    const session = await h.login('installer-1', 'installer-secret-1');
+    const from = h.logs.length;
+    const res = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'LogLevel', value }] } });
+    expect(res.json.params).toEqual([{ key: 'LogLevel', success: true }]);
+    await h.http('GET', '/v1/system_state', { session }); // an info line (the request log), if the level lets it through
+    return h.logs.slice(from).join('').trim().split('\n').map((l) => JSON.parse(l));
+  }
+
+  it('with LOG_LEVEL set, a change of the setting leaves the level and says so', async () => {
+    const h = await startHarness({ env: { LOG_LEVEL: 'info' } });
+    try {
+      const start = h.logs.map((l) => JSON.parse(l)).find((l) => /^log level/.test(l.msg));
+      expect(start).toMatchObject({ level: 30, logLevel: 'info', msg: expect.stringContaining('from LOG_LEVEL, which wins over the LogLevel setting (info)') });
+      const lines = await setLogLevel(h, 1); // warn
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 40, logLevel: 'info', setting: 'warn', msg: expect.stringContaining('the log level stays info because LOG_LEVEL is set') }),
+        expect.objectContaining({ level: 30, path: '/v1/settings', msg: 'request' }),
+        expect.objectContaining({ level: 30, path: '/v1/system_state', msg: 'request' }),
+      ]);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  it('without LOG_LEVEL, the setting decides, at start and when it changes', async () => {
+    const h = await startHarness();
+    try {
+      expect(h.logs.join('')).toContain('"msg":"log level info from the LogLevel setting"');
+      const lines = await setLogLevel(h, 1); // warn: the request line after it is not written
+      expect(lines).toEqual([expect.objectContaining({ level: 30, logLevel: 'warn', msg: 'log level warn from the LogLevel setting (changed)' })]);
+    } finally {
+      await h.stop();
+    }
   });
 });

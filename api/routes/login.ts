@@ -1,21 +1,32 @@
 import * as v from 'valibot';
 import { clientAddress, type AppDeps, type Router } from '../app.js';
-import { readJson } from '../body.js';
+import { readJson, type BodyProblem } from '../body.js';
 import { noContent, SessionError } from '../errors.js';
 import { Login } from '../schemas.js';
 
-/** Login bodies are two short strings; anything larger is refused with 1011. */
-export const LOGIN_BODY_LIMIT_BYTES = 4096;
+/** The spec 7.2 code of each body problem; the body's own description where the code's message would not say it. */
+const PROBLEM_CODES: Record<BodyProblem, { code: 1007 | 1008 | 1011 | 1012; ownMessage?: true }> = {
+  empty: { code: 1012 },
+  'too-large': { code: 1011 },
+  'invalid-json': { code: 1007 },
+  'bad-text': { code: 1008 },
+  'too-slow': { code: 1007, ownMessage: true },
+  busy: { code: 1011, ownMessage: true },
+};
 
-const PROBLEM_CODES = { empty: 1012, 'too-large': 1011, 'invalid-json': 1007, 'bad-text': 1008 } as const;
-
-/** Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. */
+/**
+ * Spec 4.1: GET /login (token), POST /login (credentials), POST /logout. Login bodies are two short strings: the
+ * limit of every public body (PUBLIC_BODY_LIMIT_BYTES, 4 KiB) applies; larger ones are refused with 1011.
+ */
 export function loginRoutes(router: Router, { sessions }: AppDeps): void {
   router.resource('/v1/login', {
-    GET: (c) => c.json({ token: sessions.issueToken() }),
+    GET: (c) => c.json({ token: sessions.issueToken(clientAddress(c)) }),
     POST: async (c) => {
-      const body = await readJson(c, LOGIN_BODY_LIMIT_BYTES);
-      if (!body.ok) throw new SessionError(PROBLEM_CODES[body.problem], 400);
+      const body = await readJson(c);
+      if (!body.ok) {
+        const { code, ownMessage } = PROBLEM_CODES[body.problem];
+        throw new SessionError(code, 400, ownMessage ? body.detail : undefined);
+      }
       const credentials = v.safeParse(Login, body.value);
       if (!credentials.success) throw new SessionError(1008, 400);
       const { username, password } = credentials.output;

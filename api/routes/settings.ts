@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { AppContext, AppDeps, Router } from '../app.js';
-import { jsonBody, parseWith } from '../body.js';
+import { jsonBody, parseWith, readJson } from '../body.js';
 import { charCount, invalid } from '../../services/errors.js';
 
 /** Spec 8: the `params` query of GET /settings, commas included. */
@@ -19,25 +19,12 @@ const SetBody = v.strictObject({
 });
 const DashboardQuery = v.object({ descriptions: v.optional(v.picklist(['0', '1'], 'descriptions must be 0 or 1'), '1') });
 
-/** The deprecated GET body, read from the HTTP request itself (a GET `Request` cannot carry a body). */
+/** The deprecated GET body, or undefined when the request has none. */
 async function getBody(c: AppContext): Promise<unknown> {
-  const incoming = c.env?.incoming;
-  if (!incoming || (!incoming.headers['content-length'] && !incoming.headers['transfer-encoding'])) return undefined;
-  if (Number(incoming.headers['content-length'] ?? 0) > GET_BODY_LIMIT_BYTES) throw invalid(`The request body is larger than ${GET_BODY_LIMIT_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > GET_BODY_LIMIT_BYTES) throw invalid(`The request body is larger than ${GET_BODY_LIMIT_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw invalid(`The request body is not valid JSON (${(err as Error).message})`);
-  }
+  const body = await readJson(c, GET_BODY_LIMIT_BYTES);
+  if (body.ok) return body.value;
+  if (body.problem === 'empty') return undefined;
+  throw invalid(body.detail);
 }
 
 /** The keys asked for: the `params` query (recommended) or the deprecated body; none → all settings. */

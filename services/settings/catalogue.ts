@@ -369,7 +369,7 @@ export const CATALOGUE: GroupDef[] = [
         key: 'logging',
         label: 'Logging',
         fields: [
-          choice({ key: 'LogLevel', label: 'Log level', description: 'Detail of the controller log. Takes effect at once.', options: ['error', 'warn', 'info', 'debug'], default: 2, role: 'installer' }),
+          choice({ key: 'LogLevel', label: 'Log level', description: 'Detail of the controller log. Takes effect at once, unless the environment variable LOG_LEVEL is set: it wins while set (the log says so).', options: ['error', 'warn', 'info', 'debug'], default: 2, role: 'installer' }),
         ],
       },
     ],

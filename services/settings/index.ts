@@ -6,7 +6,7 @@ import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js'
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { LogLevel } from '../logger.js';
 import type { NfcService } from '../nfc.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, LANGUAGES, type FieldDef, type SettingValue } from './catalogue.js';
 
@@ -304,10 +304,13 @@ export function chargeSettingsOf(settings: Pick<Settings, 'get'>): ChargeSetting
 
 const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info', 3: 'debug' };
 
-/** Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level. */
-export function applySettings(settings: Pick<Settings, 'get'>, to: { charging: ChargingService; logger: Logger; nfc: Pick<NfcService, 'setRfidMode'> }): void {
+/**
+ * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
+ * LOG_LEVEL is set, which wins; see createLogLevel).
+ */
+export function applySettings(settings: Pick<Settings, 'get'>, to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'> }): void {
   to.charging.applySettings(chargeSettingsOf(settings));
   to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
   to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
-  to.logger.level = LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info';
+  to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info');
 }

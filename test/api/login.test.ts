@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { loginProof } from '../../machines/secrets.js';
-import { LOCKOUT_MS, MAX_FAILED_LOGINS, SESSION_TIMEOUT_MS } from '../../machines/session.js';
+import { FAILURE_WINDOW_MS, MAX_FAILED_LOGINS, MAX_FAILED_LOGINS_TOTAL, SESSION_TIMEOUT_MS } from '../../machines/session.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 
 let h: Harness;
@@ -16,7 +16,7 @@ beforeAll(
 );
 afterAll(() => h.stop());
 // Each test starts outside any throttle window.
-beforeEach(() => h.clock.increment(LOCKOUT_MS + 60_000));
+beforeEach(() => h.clock.increment(FAILURE_WINDOW_MS + 60_000));
 
 async function token(from?: string): Promise<string> {
   const res = await h.http('GET', '/v1/login', { from });
@@ -89,16 +89,118 @@ describe('POST /v1/login', () => {
     expect([large.status, large.json]).toEqual([400, notLoggedIn(1011)]);
   });
 
-  test(`${MAX_FAILED_LOGINS} failures in a minute lock logins for a while, with the same 401 body`, async () => {
+  test(`${MAX_FAILED_LOGINS} failures in a minute from one address refuse its logins for the rest of the minute, with the same 401 body`, async () => {
     for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
       await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof('guess', await token()) } });
     }
     const right = { username: 'operator', password: loginProof(OPERATOR_PASSWORD, await token()) };
     const refused = await h.http('POST', '/v1/login', { body: right });
     expect([refused.status, refused.json]).toEqual([401, notLoggedIn(1001)]);
-    h.clock.increment(LOCKOUT_MS);
+    h.clock.increment(FAILURE_WINDOW_MS);
     const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, await token()) } });
     expect(res.status).toBe(200);
+  });
+});
+
+/** One login attempt from `from` with a fresh token; answers the status. */
+async function attempt(from: string, password = OPERATOR_PASSWORD, username = 'operator'): Promise<number> {
+  const t = await token(from);
+  return (await h.http('POST', '/v1/login', { body: { username, password: loginProof(password, t) }, from })).status;
+}
+
+describe('logins under attack (issue 14 item 1)', () => {
+  test('while 127.0.0.2 floods GET and POST /v1/login, a client at 127.0.0.3 logs in on every first attempt', async () => {
+    let floodRequests = 0;
+    let floodTokens = 0;
+    let stop = false;
+    const flooder = async () => {
+      for (let i = 0; i < 400 && !stop; i++) {
+        const { json } = await h.http('GET', '/v1/login', { from: '127.0.0.2' });
+        floodTokens++;
+        // A wrong password each time: a guesser. Once its failures reach the limit, it is refused unchecked.
+        await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(`guess-${i}`, json.token) }, from: '127.0.0.2' });
+        floodRequests += 2;
+      }
+    };
+    const flood = Promise.all(Array.from({ length: 8 }, flooder));
+    try {
+      for (let i = 0; i < 10; i++) {
+        const t = await token('127.0.0.3');
+        const issued = floodTokens;
+        while (floodTokens === issued) await new Promise((r) => setImmediate(r)); // the flood issued a token since
+        const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, t) }, from: '127.0.0.3' });
+        expect([i, res.status]).toEqual([i, 200]);
+        expect((await h.http('GET', '/v1/system_state', { session: res.json.session.id, from: '127.0.0.3' })).status).toBe(200);
+      }
+    } finally {
+      stop = true;
+      await flood;
+    }
+    expect(floodRequests).toBeGreaterThan(20);
+    // The flooder's own guesses were bounded: its address is refused, everyone else's is not.
+    expect(await attempt('127.0.0.2')).toBe(401);
+    expect(await attempt('127.0.0.3')).toBe(200);
+  });
+
+  test('an attempt with a superseded, spent or unknown token is not a password failure', async () => {
+    for (let i = 0; i < MAX_FAILED_LOGINS + 2; i++) {
+      // Superseded: a second GET /v1/login replaced it.
+      const first = await token('127.0.0.4');
+      await token('127.0.0.4');
+      const superseded = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, first) }, from: '127.0.0.4' });
+      expect(superseded.status).toBe(401);
+      // Unknown: none was issued to this address (nor any since the last attempt).
+      const unknown = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, 'f'.repeat(32)) }, from: '127.0.0.4' });
+      expect(unknown.status).toBe(401);
+    }
+    // Spent: replaying the token of a successful login.
+    const t = await token('127.0.0.4');
+    const body = { username: 'operator', password: loginProof(OPERATOR_PASSWORD, t) };
+    expect((await h.http('POST', '/v1/login', { body, from: '127.0.0.4' })).status).toBe(200);
+    for (let i = 0; i < MAX_FAILED_LOGINS + 2; i++) expect((await h.http('POST', '/v1/login', { body, from: '127.0.0.4' })).status).toBe(401);
+    // None of them counted: the address is not throttled.
+    expect(await attempt('127.0.0.4')).toBe(200);
+  });
+
+  test('tokens are per client: a token is spent only by its own address, and another address asking for one leaves it valid', async () => {
+    const mine = await token('127.0.0.5');
+    await token('127.0.0.6'); // another client asks for a token
+    const elsewhere = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.6' });
+    expect(elsewhere.status).toBe(401); // not its token
+    const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.5' });
+    expect(res.status).toBe(200);
+    // And still valid for exactly one attempt, from its own address.
+    expect((await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.5' })).status).toBe(401);
+  });
+
+  test(`password guessing is bounded: ${MAX_FAILED_LOGINS} failed checks a minute per address (sliding), others unaffected`, async () => {
+    const before = h.logs.length;
+    for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
+      expect(await attempt('127.0.0.7', `guess-${i}`)).toBe(401);
+      h.clock.increment(1000);
+    }
+    // Refused unchecked, even the right password, until the first failure is a minute old.
+    expect(await attempt('127.0.0.7')).toBe(401);
+    expect(await attempt('127.0.0.8')).toBe(200);
+    h.clock.increment(FAILURE_WINDOW_MS - MAX_FAILED_LOGINS * 1000 - 1);
+    expect(await attempt('127.0.0.7')).toBe(401); // 1 ms before the first failure is a minute old
+    h.clock.increment(1);
+    expect(await attempt('127.0.0.7', 'guess-again')).toBe(401); // one check again: a failure
+    expect(await attempt('127.0.0.7')).toBe(401); // and it is the fifth within the minute again
+    const warnings = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+    expect(warnings.map((w) => [w.address, w.msg])).toEqual([
+      ['127.0.0.7', expect.stringContaining(`${MAX_FAILED_LOGINS} failed logins from 127.0.0.7`)],
+      ['127.0.0.7', expect.stringContaining(`${MAX_FAILED_LOGINS} failed logins from 127.0.0.7`)],
+    ]);
+  });
+
+  test(`and overall: ${MAX_FAILED_LOGINS_TOTAL} failed checks a minute from all addresses refuse every login until the first is a minute old`, async () => {
+    const addresses = Array.from({ length: MAX_FAILED_LOGINS_TOTAL / MAX_FAILED_LOGINS }, (_, i) => `127.0.1.${i + 1}`);
+    for (const address of addresses) for (let i = 0; i < MAX_FAILED_LOGINS; i++) expect(await attempt(address, `guess-${i}`)).toBe(401);
+    expect(await attempt('127.0.2.1')).toBe(401);
+    expect(h.logs.join('')).toContain(`${MAX_FAILED_LOGINS_TOTAL} failed logins from all addresses within a minute`);
+    h.clock.increment(FAILURE_WINDOW_MS);
+    expect(await attempt('127.0.2.1')).toBe(200);
   });
 });
 

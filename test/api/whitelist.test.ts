@@ -131,3 +131,45 @@ test('DELETE by the deprecated body form', async () => {
   expect((await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'nope' }] })).status).toBe(404);
   expect(await list()).toEqual([{ id: 'b' }]);
 });
+
+test('one card, one entry: ids that differ only in letter case are one tag for add, edit, delete and the reader', async () => {
+  const alice = (await call('POST', '/v1/users', { userName: 'Alice' })).json.userId;
+  const mallory = (await call('POST', '/v1/users', { userName: 'Mallory' })).json.userId;
+  expect((await add([{ id: '04A1B2C3', userid: alice }])).status).toBe(200);
+  // The same card in lower case is not a second entry.
+  const second = await add([{ id: '04a1b2c3', userid: mallory }]);
+  expect([second.status, second.json]).toEqual([400, FAILED]);
+  expect(second.json.cause).toContain('"04A1B2C3" is already whitelisted');
+  const both = await call('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: 'AB12' }, { id: 'ab12' }] });
+  expect([both.status, both.json]).toEqual([400, FAILED]);
+  // Edit in another case edits the entry (its id keeps the case it was added with).
+  const edit = await call('POST', '/v1/whitelist', { type: 'local', command: 'edit', tags: [{ id: '04a1B2c3', userid: alice, name: 'Alice card' }] });
+  expect(edit.status).toBe(200);
+  expect(await list()).toEqual([{ id: '04A1B2C3', userid: alice, name: 'Alice card' }]);
+  // Delete in another case revokes the card: the reader's UID no longer authorizes anyone.
+  expect((await call('DELETE', '/v1/whitelist?type=local&ids=04a1b2c3')).status).toBe(204);
+  expect(await list()).toEqual([]);
+  await ctx.h.sim('plug');
+  await ctx.h.sim('tag', { id: '04A1B2C3' });
+  await ctx.h.step(100);
+  expect((await call('GET', '/v1/system_state')).json).toMatchObject({ authState: 'wait_for_auth' });
+  expect((await call('GET', '/v1/transactions/active')).status).toBe(204);
+  await ctx.h.sim('unplug');
+  await ctx.h.step(100);
+});
+
+test('an id named twice in one request is refused (400) for every command, DELETE included, and nothing changes', async () => {
+  await add([{ id: 'X9' }, { id: 'Y9' }]);
+  for (const [method, body, query] of [
+    ['DELETE', undefined, '?type=local&ids=X9,X9'],
+    ['DELETE', undefined, '?type=local&ids=X9,x9'],
+    ['DELETE', { type: 'local', command: 'delete', tags: [{ id: 'Y9' }, { id: 'Y9' }] }, ''],
+    ['POST', { type: 'local', command: 'edit', tags: [{ id: 'X9' }, { id: 'x9', name: 'n' }] }, ''],
+    ['POST', { type: 'local', command: 'add', tags: [{ id: 'Z9' }, { id: 'Z9' }] }, ''],
+  ] as const) {
+    const res = await call(method, `/v1/whitelist${query}`, body);
+    expect([method, query, res.status, res.json]).toEqual([method, query, 400, FAILED]);
+    expect(res.json.cause).toMatch(/more than once/);
+  }
+  expect(await list()).toEqual([{ id: 'X9' }, { id: 'Y9' }]);
+});

@@ -4,10 +4,12 @@ import { loginProof } from '../../machines/secrets.js';
 import {
   checkSession,
   FAILURE_WINDOW_MS,
-  LOCKOUT_MS,
   MAX_FAILED_LOGINS,
+  MAX_FAILED_LOGINS_TOTAL,
+  MAX_LOGIN_CLIENTS,
   SESSION_TIMEOUT_MS,
   sessionMachine,
+  STALE_TOKENS_KEPT,
   type Account,
 } from '../../machines/session.js';
 
@@ -19,7 +21,7 @@ function start() {
   let n = 0;
   const login = (opts: { password?: string; account?: Account | null; address?: string; token?: string | null } = {}) => {
     const token = opts.token === undefined ? `token-${++n}` : opts.token;
-    if (token !== null) actor.send({ type: 'TOKEN.ISSUE', token });
+    if (token !== null) actor.send({ type: 'TOKEN.ISSUE', token, address: opts.address ?? '10.0.0.1' });
     const sessionId = `session-${++n}`;
     actor.send({
       type: 'LOGIN',
@@ -50,21 +52,21 @@ describe('login', () => {
 
   test('the token is valid for one attempt only, whatever its outcome', () => {
     const { actor, clock, login } = start();
-    actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'T', address: 'a' });
     actor.send({ type: 'LOGIN', proof: loginProof('wrong', 'T'), account: operator, address: 'a', sessionId: 's1', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
     // Same token again, now with the right password: refused, the token was spent.
     actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T'), account: operator, address: 'a', sessionId: 's2', at: clock.now() });
-    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
-    expect(login({ token: null }).outcome).toBe('invalid');
+    expect(actor.getSnapshot().context.lastLogin).toBe('staleToken');
+    expect(login({ token: null, address: 'a' }).outcome).toBe('staleToken');
   });
 
   test('requesting a new token invalidates the previous one', () => {
     const { actor, clock } = start();
-    actor.send({ type: 'TOKEN.ISSUE', token: 'first' });
-    actor.send({ type: 'TOKEN.ISSUE', token: 'second' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'first', address: 'a' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'second', address: 'a' });
     actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'first'), account: operator, address: 'a', sessionId: 's', at: clock.now() });
-    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
+    expect(actor.getSnapshot().context.lastLogin).toBe('staleToken');
   });
 
   test('unknown account and wrong password are refused alike', () => {
@@ -75,7 +77,7 @@ describe('login', () => {
 
   test('the proof is accepted in upper-case hex too', () => {
     const { actor, clock } = start();
-    actor.send({ type: 'TOKEN.ISSUE', token: 'T' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'T', address: 'a' });
     actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'T').toUpperCase(), account: operator, address: 'a', sessionId: 's', at: clock.now() });
     expect(actor.getSnapshot().context.lastLogin).toBe('success');
   });
@@ -165,13 +167,64 @@ describe('inactivity timeout', () => {
   });
 });
 
-describe('throttle', () => {
-  test(`after ${MAX_FAILED_LOGINS} failures within the window, even valid logins are refused until the lockout ends`, () => {
+describe('tokens per client address', () => {
+  test("one address's token is neither spent nor superseded by another address", () => {
+    const { actor, clock } = start();
+    actor.send({ type: 'TOKEN.ISSUE', token: 'mine', address: 'a' });
+    actor.send({ type: 'TOKEN.ISSUE', token: 'theirs', address: 'b' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'mine'), account: operator, address: 'b', sessionId: 's1', at: clock.now() });
+    expect(actor.getSnapshot().context.lastLogin).toBe('invalid'); // b's token was 'theirs': a wrong proof for it
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 'mine'), account: operator, address: 'a', sessionId: 's2', at: clock.now() });
+    expect(actor.getSnapshot().context.lastLogin).toBe('success');
+  });
+
+  test(`a proof with one of the ${STALE_TOKENS_KEPT} latest spent or superseded tokens is recognised and not counted`, () => {
     const { actor, clock, login } = start();
-    for (let i = 0; i < MAX_FAILED_LOGINS; i++) expect(login({ password: 'bad' }).outcome).toBe('invalid');
-    expect(actor.getSnapshot().matches({ throttle: 'locked' })).toBe(true);
+    const tokens = Array.from({ length: STALE_TOKENS_KEPT + 1 }, (_, i) => `t${i}`);
+    for (const token of tokens) actor.send({ type: 'TOKEN.ISSUE', token, address: 'a' });
+    for (const token of tokens.slice(1, -1)) {
+      actor.send({ type: 'TOKEN.ISSUE', token: 'fresh', address: 'a' });
+      actor.send({ type: 'LOGIN', proof: loginProof(operator.password, token), account: operator, address: 'a', sessionId: 's', at: clock.now() });
+      expect(actor.getSnapshot().context.lastLogin).toBe('staleToken');
+    }
+    expect(actor.getSnapshot().context.failures).toEqual([]);
+    // The oldest one is forgotten: then the proof is just wrong for the current token.
+    actor.send({ type: 'TOKEN.ISSUE', token: 'fresh', address: 'a' });
+    actor.send({ type: 'LOGIN', proof: loginProof(operator.password, 't0'), account: operator, address: 'a', sessionId: 's', at: clock.now() });
+    expect(actor.getSnapshot().context.lastLogin).toBe('invalid');
+    expect(login({ address: 'a' }).outcome).toBe('success');
+  });
+
+  test('an attempt without a token checks nothing and counts nothing', () => {
+    const { actor, login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS * 2; i++) expect(login({ token: null, password: 'bad' }).outcome).toBe('staleToken');
+    expect(actor.getSnapshot().context.failures).toEqual([]);
+    expect(login().outcome).toBe('success');
+  });
+
+  test(`memory is bounded: tokens of at most ${MAX_LOGIN_CLIENTS} addresses, the least recently active forgotten`, () => {
+    const { actor, login } = start();
+    for (let i = 0; i < MAX_LOGIN_CLIENTS + 50; i++) actor.send({ type: 'TOKEN.ISSUE', token: `t${i}`, address: `10.1.${i >> 8}.${i & 255}` });
+    const { clients } = actor.getSnapshot().context;
+    expect(clients.length).toBe(MAX_LOGIN_CLIENTS);
+    expect(clients[0]!.address).toBe('10.1.0.50');
+    for (let i = 0; i < 1000; i++) actor.send({ type: 'TOKEN.ISSUE', token: `again-${i}`, address: '10.1.0.60' });
+    expect(actor.getSnapshot().context.clients.length).toBe(MAX_LOGIN_CLIENTS);
+    expect(actor.getSnapshot().context.clients.at(-1)!.stale.length).toBe(STALE_TOKENS_KEPT);
+    expect(login({ address: '10.1.0.60' }).outcome).toBe('success');
+  });
+});
+
+describe('throttle', () => {
+  test(`after ${MAX_FAILED_LOGINS} failures from an address within the window, its attempts are refused unchecked until the first is ${FAILURE_WINDOW_MS / 1000} s old`, () => {
+    const { clock, login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
+      expect(login({ password: 'bad' }).outcome).toBe('invalid');
+      clock.increment(1000);
+    }
     expect(login().outcome).toBe('throttled');
-    clock.increment(LOCKOUT_MS - 1);
+    expect(login({ address: '10.0.0.2' }).outcome).toBe('success'); // another address is not
+    clock.increment(FAILURE_WINDOW_MS - MAX_FAILED_LOGINS * 1000 - 1);
     expect(login().outcome).toBe('throttled');
     clock.increment(1);
     expect(login().outcome).toBe('success');
@@ -191,5 +244,15 @@ describe('throttle', () => {
     expect(login().outcome).toBe('success');
     expect(login({ password: 'bad' }).outcome).toBe('invalid');
     expect(login().outcome).toBe('throttled');
+  });
+
+  test(`${MAX_FAILED_LOGINS_TOTAL} failures from all addresses within the window refuse every attempt; the record stays bounded`, () => {
+    const { actor, clock, login } = start();
+    for (let i = 0; i < MAX_FAILED_LOGINS_TOTAL; i++) expect(login({ password: 'bad', address: `10.2.0.${Math.floor(i / MAX_FAILED_LOGINS)}` }).outcome).toBe('invalid');
+    expect(login({ address: '10.3.0.1' }).outcome).toBe('throttled');
+    for (let i = 0; i < 100; i++) login({ password: 'bad', address: `10.4.0.${i}` });
+    expect(actor.getSnapshot().context.failures.length).toBe(MAX_FAILED_LOGINS_TOTAL);
+    clock.increment(FAILURE_WINDOW_MS);
+    expect(login({ address: '10.3.0.1' }).outcome).toBe('success');
   });
 });

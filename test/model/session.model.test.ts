@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import { loginProof } from '../../machines/secrets.js';
-import { FAILURE_WINDOW_MS, LOCKOUT_MS, sessionMachine, type SessionEvent, type SessionSnapshot } from '../../machines/session.js';
+import { sessionMachine, type SessionEvent, type SessionSnapshot } from '../../machines/session.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 import { CoverageRecorder, planPaths, writeReport } from './model.js';
 
@@ -9,83 +9,99 @@ import { CoverageRecorder, planPaths, writeReport } from './model.js';
  * Model-based tests of the login/session actor: paths generated from machines/session.ts, executed through
  * GET/POST /v1/login, API calls and POST /v1/logout with the manual clock.
  *
- * Time in the model is relative to the latest successful login (LOGIN at 0, ACTIVITY at 30 s). Delayed transitions
- * are offered only while no other timer runs (the inactivity timer while the throttle is clear; the throttle's
- * timers while nobody is logged in), so each model step maps to one unambiguous moment of the real clock.
- * After every step the session is probed from another address: 1005 means it is valid, 1004 expired, 1003 gone;
+ * Two client addresses: A (127.0.0.1), which asks for tokens (T1, T2, …) and tries every kind of login, and B
+ * (127.0.0.4), a second client with a token of its own (U1) that logs in. Time in the model is relative to the latest
+ * successful login (LOGIN at 0, ACTIVITY at 30 s). The inactivity timer is offered only while no failure is
+ * recorded: so time never passes in a path once a failure exists, and every recorded failure lies within the
+ * window for model and controller alike (the window's time rules are tested in test/machines and test/api).
+ * After every step the session is probed from a third address: 1005 means it is valid, 1004 expired, 1003 gone;
  * such a refused call records no activity, so probing does not change what it observes.
  */
 
 const OPERATOR = { username: 'operator', password: OPERATOR_PASSWORD, role: 'operator' as const };
 const ACTIVITY_AT = 30_000;
+const REAL_ADDRESS: Record<string, string> = { A: '127.0.0.1', B: '127.0.0.4' };
+/** Tokens each model address asks for at most (A: five failures, a throttled attempt and one more). */
+const TOKENS = { A: { prefix: 'T', max: 7 }, B: { prefix: 'U', max: 1 } } as const;
+
+/** A LOGIN event of the model, with what the executor needs to send it for real (ignored by the machine). */
+type ModelLogin = Extract<SessionEvent, { type: 'LOGIN' }> & { model: { password: string; token: string } };
+
+const clientOf = (s: SessionSnapshot, address: string) => s.context.clients.find((c) => c.address === address);
+
+/** How many tokens the model address has asked for: the number in its newest token's name. */
+function tokensIssued(s: SessionSnapshot, address: 'A' | 'B'): number {
+  const client = clientOf(s, address);
+  const names = client ? [...client.stale, ...(client.token ? [client.token] : [])] : [];
+  return Math.max(0, ...names.map((name) => Number(name.slice(1))));
+}
+
+function login(address: 'A' | 'B', password: string, token: string, account: typeof OPERATOR | null = OPERATOR): ModelLogin {
+  return { type: 'LOGIN', proof: loginProof(password, token), account, address, sessionId: 'S', at: 0, model: { password, token } };
+}
 
 function modelEvents(s: SessionSnapshot): SessionEvent[] {
   const { context } = s;
-  const throttleClear = s.matches({ throttle: { open: 'clear' } });
-  const events: SessionEvent[] = [
-    { type: 'TOKEN.ISSUE', token: 'T' },
-    { type: 'LOGIN', proof: loginProof(OPERATOR_PASSWORD, 'T'), account: OPERATOR, address: 'A', sessionId: 'S', at: 0 },
-    { type: 'LOGIN', proof: loginProof('wrong-password', 'T'), account: OPERATOR, address: 'A', sessionId: 'S', at: 0 },
-    { type: 'LOGIN', proof: loginProof(OPERATOR_PASSWORD, 'T'), account: null, address: 'A', sessionId: 'S', at: 0 },
-  ];
+  const events: SessionEvent[] = [];
+  for (const address of ['A', 'B'] as const) {
+    const issued = tokensIssued(s, address);
+    if (issued < TOKENS[address].max) events.push({ type: 'TOKEN.ISSUE', token: `${TOKENS[address].prefix}${issued + 1}`, address });
+  }
+  const a = clientOf(s, 'A');
+  if (a?.token) events.push(login('A', OPERATOR_PASSWORD, a.token), login('A', 'wrong-password', a.token), login('A', OPERATOR_PASSWORD, a.token, null));
+  else events.push(login('A', OPERATOR_PASSWORD, 'none'));
+  if (a && a.stale.length > 0) events.push(login('A', OPERATOR_PASSWORD, a.stale.at(-1)!));
+  const b = clientOf(s, 'B');
+  if (b?.token) events.push(login('B', OPERATOR_PASSWORD, b.token));
   if (context.session) events.push({ type: 'LOGOUT', sessionId: 'S' }, { type: 'LOGOUT', sessionId: 'X' });
-  if (s.matches({ login: 'active' }) && throttleClear) {
+  if (s.matches({ login: 'active' }) && context.failures.length === 0) {
     if (context.session!.lastActivityAt < ACTIVITY_AT) events.push({ type: 'ACTIVITY', sessionId: 'S', at: ACTIVITY_AT });
     events.push({ type: 'xstate.after.inactivity.session.login.active' } as never);
-  }
-  if (!s.matches({ login: 'active' })) {
-    if (s.matches({ throttle: { open: 'counting' } })) events.push({ type: 'xstate.after.failureWindow.session.throttle.open.counting' } as never);
-    if (s.matches({ throttle: 'locked' })) events.push({ type: 'xstate.after.lockout.session.throttle.locked' } as never);
   }
   return events;
 }
 
-// Five failures lock: bound the failure count by the machine itself (it resets at the lock).
 const { paths } = planPaths(sessionMachine, { events: modelEvents });
 const coverage = new CoverageRecorder();
 
 interface Real {
-  token: string | null;
+  /** The real token behind each model token name. */
+  tokens: Record<string, string>;
   session: string | null;
+  /** The real client address the session is bound to. */
+  sessionAddress: string;
   /** Clock time of the latest successful login (model time 0). */
   base: number;
-  /** Clock time the throttle's current timer started. */
-  throttleSince: number;
 }
 
 async function execute(h: Harness, real: Real, before: SessionSnapshot, after: SessionSnapshot, event: SessionEvent): Promise<void> {
   const type = event.type as string;
-  const at = `${JSON.stringify(event)}`;
+  const at = `${JSON.stringify({ ...event, model: undefined })}`;
   if (type.startsWith('xstate.after.inactivity')) return h.clock.advance(real.base + before.context.timerDueAt - h.clock.now());
-  if (type.startsWith('xstate.after.failureWindow')) return h.clock.advance(real.throttleSince + FAILURE_WINDOW_MS - h.clock.now());
-  if (type.startsWith('xstate.after.lockout')) return h.clock.advance(real.throttleSince + LOCKOUT_MS - h.clock.now());
   switch (event.type) {
     case 'TOKEN.ISSUE':
-      real.token = (await h.http('GET', '/v1/login')).json.token;
+      real.tokens[event.token] = (await h.http('GET', '/v1/login', { from: REAL_ADDRESS[event.address] })).json.token;
       return;
     case 'LOGIN': {
-      const password = event.proof === loginProof(OPERATOR_PASSWORD, 'T') ? OPERATOR_PASSWORD : 'wrong-password';
+      const { password, token } = (event as ModelLogin).model;
       const username = event.account ? 'operator' : 'ghost';
-      const res = await h.http('POST', '/v1/login', { body: { username, password: loginProof(password, real.token ?? 'spent') } });
-      real.token = null;
+      const from = REAL_ADDRESS[event.address]!;
+      const res = await h.http('POST', '/v1/login', { body: { username, password: loginProof(password, real.tokens[token] ?? 'no-such-token') }, from });
       expect({ at, status: res.status }).toEqual({ at, status: after.context.lastLogin === 'success' ? 200 : 401 });
       if (res.status === 200) {
         real.session = res.json.session.id;
+        real.sessionAddress = from;
         real.base = h.clock.now();
       }
-      const enteredThrottle =
-        (after.matches({ throttle: { open: 'counting' } }) && !before.matches({ throttle: { open: 'counting' } })) ||
-        (after.matches({ throttle: 'locked' }) && !before.matches({ throttle: 'locked' }));
-      if (enteredThrottle) real.throttleSince = h.clock.now();
       return;
     }
     case 'ACTIVITY':
       await h.clock.advance(real.base + event.at - h.clock.now());
-      expect((await h.http('GET', '/v1/messages', { session: real.session! })).status).toBe(200);
+      expect((await h.http('GET', '/v1/messages', { session: real.session!, from: real.sessionAddress })).status).toBe(200);
       return;
     case 'LOGOUT': {
       const id = event.sessionId === 'S' ? real.session! : '00000000-0000-4000-8000-000000000000';
-      const res = await h.http('POST', '/v1/logout', { session: id });
+      const res = await h.http('POST', '/v1/logout', { session: id, from: real.sessionAddress });
       const expected = event.sessionId === 'S' && before.matches({ login: 'active' }) ? 204 : 401;
       expect({ at, status: res.status }).toEqual({ at, status: expected });
       return;
@@ -93,13 +109,23 @@ async function execute(h: Harness, real: Real, before: SessionSnapshot, after: S
   }
 }
 
+/** A step as the test's name shows it: `LOGIN A (wrong-password, T1)`, `TOKEN.ISSUE B`, `after inactivity`. */
+function stepName(event: SessionEvent): string {
+  if (event.type === 'TOKEN.ISSUE') return `TOKEN.ISSUE ${event.address}`;
+  if (event.type === 'LOGIN') {
+    const { password, token } = (event as ModelLogin).model;
+    return `LOGIN ${event.address} (${event.account ? '' : 'unknown user, '}${password === OPERATOR_PASSWORD ? 'password' : password}, ${token})`;
+  }
+  return event.type.replace('xstate.after.', 'after ').replace(/\.session\..*$/, '');
+}
+
 describe(`session, ${paths.length} generated paths`, () => {
-  it.each(paths.map((p) => [p.steps.slice(1).map((s) => s.event.type.replace('xstate.after.', 'after ').replace(/\.session\..*$/, '')).join(' → ') || '(initial)', p] as const))(
+  it.each(paths.map((p) => [p.steps.slice(1).map((s) => stepName(s.event as SessionEvent)).join(' → ') || '(initial)', p] as const))(
     '%s',
     async (_name, path) => {
       const h = await startHarness({ inspect: coverage.inspect });
       try {
-        const real: Real = { token: null, session: null, base: h.clock.now(), throttleSince: h.clock.now() };
+        const real: Real = { tokens: {}, session: null, sessionAddress: REAL_ADDRESS.A!, base: h.clock.now() };
         let model = path.steps[0]!.state as SessionSnapshot;
         for (const [i, step] of path.steps.slice(1).entries()) {
           const [next] = transition(sessionMachine, model, step.event);
