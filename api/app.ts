@@ -8,14 +8,17 @@ import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Dashboard } from '../services/settings/dashboard.js';
+import type { Accounts } from '../services/accounts.js';
 import type { Inspector } from '../services/inspector.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
 import { invalid, notFound } from '../services/errors.js';
 import { errorResponse, SessionError } from './errors.js';
+import { accountRoutes } from './routes/accounts.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
+import { restartRoutes } from './routes/restart.js';
 import { settingsRoutes } from './routes/settings.js';
 import { inspectRoutes } from './routes/inspect.js';
 import { simRoutes } from './routes/sim.js';
@@ -38,6 +41,13 @@ export interface AppDeps {
   plant?: SimulatedPlant | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
+  /** Login accounts (the /v1/accounts extension). */
+  accounts: Accounts;
+  /**
+   * Restarts the controller in its process (the /v1/restart extension, for settings marked reboot); called once the
+   * answer is on its way. Without it the endpoint does not exist.
+   */
+  restart?: (() => void) | undefined;
   logger: Logger;
 }
 
@@ -117,6 +127,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
+  accountRoutes(router, deps);
+  if (deps.restart) restartRoutes(router, deps.restart);
   if (deps.plant) simRoutes(app, deps.plant, deps.charging);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
 

@@ -28,10 +28,10 @@ export class SessionError extends Error {
   }
 }
 
-export const STATUS_OF: Record<FailureKind, 400 | 404 | 409 | 500> = { invalid: 400, 'not-found': 404, conflict: 409, internal: 500 };
+export const STATUS_OF: Record<FailureKind, 400 | 403 | 404 | 409 | 500> = { invalid: 400, forbidden: 403, 'not-found': 404, conflict: 409, internal: 500 };
 
 /** OperationFailed (spec 2.1). */
-export const operationFailed = (c: Context, status: 400 | 404 | 409 | 500, cause: string) =>
+export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500, cause: string) =>
   c.json({ success: false as const, cause }, status);
 
 /** OperationSucceeded (spec 2.2). */

@@ -52,6 +52,8 @@ export interface ControllerOptions {
   inspect?: InspectionObserver;
   /** Shows the generated initial operator password once (the console by default, never the log). */
   showInitialPassword?: (username: string, password: string) => void;
+  /** Restarts the controller (POST /v1/restart); without it that endpoint does not exist. */
+  restart?: () => void;
 }
 
 export interface Controller {
@@ -164,7 +166,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   settings.onChange(() => applySettings(settings, { charging, logger, nfc }));
 
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const fetch = withRequestLog(createApp({ ...services, sessions, charging, settings, dashboard, plant, logger, inspector }).fetch, logger);
+  const fetch = withRequestLog(createApp({ ...services, accounts, sessions, charging, settings, dashboard, plant, logger, inspector, restart: options.restart }).fetch, logger);
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;

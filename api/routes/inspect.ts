@@ -4,6 +4,7 @@ import { INSPECTOR_ROLE, mayInspect, TICKET_TTL_MS, type Inspector, type Inspect
 import { renderSvg, toDot } from '../../services/machine-charts.js';
 import { clientAddress, type AppDeps, type AppHandler, type Router } from '../app.js';
 import { SessionError } from '../errors.js';
+import { forbidden } from '../../services/errors.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';
 
 /**
@@ -51,9 +52,7 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
   const engineer =
     (handler: AppHandler): AppHandler =>
     (c, next) => {
-      if (!mayInspect(c.var.session.role)) {
-        return c.json({ success: false, cause: `The inspector needs a session of role ${INSPECTOR_ROLE} or higher` }, 403);
-      }
+      if (!mayInspect(c.var.session.role)) throw forbidden(`The inspector needs a session of role ${INSPECTOR_ROLE} or higher`);
       return handler(c, next);
     };
 
