@@ -26,6 +26,7 @@ import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { whitelistRoutes } from './routes/whitelist.js';
+import { webRoutes } from './web/routes.js';
 
 /** What the API needs of the controller. */
 export interface AppDeps {
@@ -129,6 +130,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   settingsRoutes(router, deps);
   accountRoutes(router, deps);
   if (deps.restart) restartRoutes(router, deps.restart);
+  webRoutes(router);
   if (deps.plant) simRoutes(app, deps.plant, deps.charging);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
 
