@@ -261,6 +261,21 @@ describe('the web interface on a running controller', () => {
     await page.fill('#user-name', 'Alice');
     await button(page, 'Add').click();
     await page.waitForSelector('#users td >> text=Alice');
+    await page.fill('#user-name', 'Bob');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#users td >> text=Bob');
+    // Deleting with the keyboard: the question takes the focus, Escape gives it back, Enter on "Yes" deletes.
+    const bobRow = page.locator('#users tr', { hasText: 'Bob' });
+    await bobRow.getByRole('button', { name: 'Delete' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement.textContent === 'Yes');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.activeElement.textContent === 'Delete');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement.textContent === 'Yes');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('users-note')?.textContent === 'User Bob deleted.');
+    expect((await h.controller.users.list()).map((u) => u.userName)).toEqual(['Alice']);
     await h.sim('fault', { fault: 'meter-offline' });
     await view(page, 'messages', 'Messages');
     await page.waitForSelector('ul.messages li');

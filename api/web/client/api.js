@@ -33,12 +33,15 @@ export class ApiError extends Error {
   }
 }
 
+/** While the controller does not answer, the page asks again this often, so it notices when it is back. */
+const RETRY_MS = 5000;
+
 let keepalive;
-function scheduleKeepalive() {
+function scheduleKeepalive(ms = KEEPALIVE_MS) {
   clearTimeout(keepalive);
   keepalive = setTimeout(() => {
     refreshMessages().catch(() => undefined);
-  }, KEEPALIVE_MS);
+  }, ms);
 }
 
 function endSession(reason) {
@@ -64,6 +67,7 @@ export async function request(method, path, body, sessionId) {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
   } catch (err) {
     offline.value = true;
+    if (current && session.peek() === current) scheduleKeepalive(RETRY_MS);
     throw new ApiError(0, null);
   }
   offline.value = false;

@@ -31,18 +31,26 @@ export function refusal(err) {
   return t('error.refused', { cause: err && err.message ? err.message : '' });
 }
 
-/** A button that asks again before it acts ("Remove" → "Really remove?" Yes / No). */
+/** A button that asks again before it acts ("Remove" → "Remove X?" Yes / No; Escape means No). */
 export function ConfirmButton({ label, question, onConfirm, disabled }) {
   const [asking, setAsking] = useState(false);
   const yes = useRef(null);
+  const first = useRef(null);
+  const answered = useRef(false);
+  // The focus moves to "Yes" when asking, and back to the button after "No" (keyboard users stay in place).
   useEffect(() => {
     if (asking && yes.current) yes.current.focus();
+    if (!asking && answered.current && first.current) first.current.focus();
   }, [asking]);
-  if (!asking) return html`<button type="button" class="danger" disabled=${disabled} onClick=${() => setAsking(true)}>${label}</button>`;
-  return html`<span class="confirm" role="group" aria-label=${question}>
+  const close = () => {
+    answered.current = true;
+    setAsking(false);
+  };
+  if (!asking) return html`<button type="button" class="danger" ref=${first} disabled=${disabled} onClick=${() => setAsking(true)}>${label}</button>`;
+  return html`<span class="confirm" role="group" aria-label=${question} onKeyDown=${(e) => e.key === 'Escape' && close()}>
     <span>${question}</span>
-    <button type="button" class="danger" ref=${yes} onClick=${() => { setAsking(false); onConfirm(); }}>${t('action.yes')}</button>
-    <button type="button" onClick=${() => setAsking(false)}>${t('action.no')}</button>
+    <button type="button" class="danger" ref=${yes} onClick=${() => { close(); onConfirm(); }}>${t('action.yes')}</button>
+    <button type="button" onClick=${close}>${t('action.no')}</button>
   </span>`;
 }
 

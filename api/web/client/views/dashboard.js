@@ -109,8 +109,8 @@ function PowerChart({ transactionId, power, points }) {
         legend: { show: false },
         cursor: { show: false },
         scales: {
-          // At least the last minute, so the first samples do not fill the width.
-          x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 60, Date.now() / 1000] : [Math.min(min, max - 60), max]) },
+          // At least the last 30 s, so the first samples do not fill the width.
+          x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 30, Date.now() / 1000] : [Math.min(min, max - 30), max]) },
           y: { range: (u, min, max) => [0, Math.max(1, (max || 0) * 1.1)] },
         },
         axes: [
