@@ -10,21 +10,9 @@
  * is opened with a single-use ticket.
  */
 
-import { IMPORT_MAP_SCRIPT } from '../web/vendor.js';
+import { pageHead } from '../web/page.js';
 
-export const PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Charge controller inspector</title>
-<link rel="icon" href="/inspect/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/inspect/app.css">
-${IMPORT_MAP_SCRIPT}
-<script type="module" src="/inspect/app.js"></script>
-</head>
-<body>
+export const PAGE_HTML = `${pageHead({ title: 'Charge controller inspector', icon: '/inspect/icon.svg', styles: ['/inspect/app.css'], module: '/inspect/app.js' })}<body>
 <header>
   <h1>Charge controller inspector</h1>
   <span id="status" role="status">Log in with an account of role installer or higher.</span>

@@ -9,6 +9,9 @@ import type { FieldDef } from './catalogue.js';
 
 type FieldTexts = { label: Translations; description: Translations; hint?: Translations };
 
+/** The hint of the static IPv4 fields (`{default}`: the field's default, as in the English hint). */
+const IPV4_HINT: Translations = { de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' };
+
 export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
   LanMode: {
     label: { de: 'IP-Adressvergabe', nl: 'Toewijzing IP-adres', fr: "Attribution de l'adresse IP" },
@@ -25,7 +28,7 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       nl: 'IPv4-adres van de controller bij statische toewijzing.',
       fr: 'Adresse IPv4 du contrôleur en attribution statique.',
     },
-    hint: { de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' },
+    hint: IPV4_HINT,
   },
   LanNetmask: {
     label: { de: 'Netzmaske', nl: 'Netmasker', fr: 'Masque de sous-réseau' },
@@ -34,7 +37,7 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       nl: 'IPv4-netmasker van het statische adres.',
       fr: "Masque de sous-réseau IPv4 de l'adresse statique.",
     },
-    hint: { de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' },
+    hint: IPV4_HINT,
   },
   LanGateway: {
     label: { de: 'Gateway', nl: 'Gateway', fr: 'Passerelle' },
@@ -43,7 +46,7 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       nl: 'IPv4-adres van de standaardgateway voor het statische adres.',
       fr: "Adresse IPv4 de la passerelle par défaut pour l'adresse statique.",
     },
-    hint: { de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' },
+    hint: IPV4_HINT,
   },
   GsmEnabled: {
     label: { de: 'Mobilfunknetz', nl: 'Mobiel netwerk', fr: 'Réseau mobile' },

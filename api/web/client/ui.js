@@ -54,5 +54,36 @@ export function ConfirmButton({ label, question, onConfirm, disabled }) {
   </span>`;
 }
 
+/**
+ * What a view loads from the controller (`load()`), with its status line and the actions that change it: `act(work,
+ * ok)` runs a call, reports `ok` or the refusal in `note`, reloads, and answers the call's body (null when refused).
+ */
+export function useLoaded(load) {
+  const [data, setData] = useState(null);
+  const [note, setNote] = useState(null);
+  const reload = async () => {
+    try {
+      setData(await load());
+    } catch (err) {
+      setNote({ kind: 'error', text: refusal(err) });
+    }
+  };
+  useEffect(() => {
+    reload();
+  }, []);
+  const act = async (work, ok) => {
+    try {
+      const answer = await work();
+      setNote({ kind: 'ok', text: ok });
+      await reload();
+      return answer || {};
+    } catch (err) {
+      setNote({ kind: 'error', text: refusal(err) });
+      return null;
+    }
+  };
+  return { data, note, setNote, reload, act };
+}
+
 /** A table cell that names its column on narrow screens (the CSS shows `data-label` beside the value). */
 export const Cell = ({ label, children, cls }) => html`<td data-label=${label} class=${cls}>${children}</td>`;

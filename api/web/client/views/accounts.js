@@ -1,40 +1,19 @@
 // Login accounts (extension /v1/accounts, role installer or higher): list, add, reset password, change role,
 // remove. Nobody gives a role above their own or acts on an account above it; a generated password is shown once.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call, ROLES, roleAtLeast, session } from '../api.js';
 import { t } from '../i18n.js';
 import { date } from '../format.js';
-import { Cell, ConfirmButton, Heading, html, Note, refusal } from '../ui.js';
+import { Cell, ConfirmButton, Heading, html, Note, useLoaded } from '../ui.js';
 
 export function Accounts() {
   const me = session.value;
-  const [accounts, setAccounts] = useState(null);
-  const [note, setNote] = useState(null);
+  const { data: accounts, note, setNote, act: run } = useLoaded(async () => (await call('GET', '/v1/accounts')).accounts);
   const [secret, setSecret] = useState(null); // {username, password}: shown until dismissed
-
-  async function reload() {
-    try {
-      setAccounts((await call('GET', '/v1/accounts')).accounts);
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-    }
-  }
-  useEffect(() => {
-    reload();
-  }, []);
-
-  async function act(work, ok) {
+  const act = (work, ok) => {
     setSecret(null);
-    try {
-      const answer = await work();
-      setNote({ kind: 'ok', text: ok });
-      await reload();
-      return answer || {};
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-      return null;
-    }
-  }
+    return run(work, ok);
+  };
 
   const giveable = ROLES.filter((r) => roleAtLeast(me.role, r));
 

@@ -2,35 +2,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { t } from '../i18n.js';
-import { Cell, ConfirmButton, Heading, html, Note, refusal } from '../ui.js';
+import { Cell, ConfirmButton, Heading, html, Note, useLoaded } from '../ui.js';
 
 export function Users() {
-  const [users, setUsers] = useState(null);
-  const [note, setNote] = useState(null);
+  const { data: users, note, setNote, act } = useLoaded(async () => (await call('GET', '/v1/users')).users);
   const [editing, setEditing] = useState(null); // {userId, userName}
-
-  async function reload() {
-    try {
-      setUsers((await call('GET', '/v1/users')).users);
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-    }
-  }
-  useEffect(() => {
-    reload();
-  }, []);
-
-  async function act(work, ok) {
-    try {
-      await work();
-      setNote({ kind: 'ok', text: ok });
-      await reload();
-      return true;
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-      return false;
-    }
-  }
 
   async function add(event) {
     event.preventDefault();

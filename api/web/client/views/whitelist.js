@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, request } from '../api.js';
 import { t } from '../i18n.js';
-import { Cell, ConfirmButton, html, Note, refusal } from '../ui.js';
+import { Cell, ConfirmButton, html, Note, refusal, useLoaded } from '../ui.js';
 
 const TAG_TYPES = ['RFID', 'NFC', 'EVCCID'];
 const PRIORITIES = ['NORMAL', 'HIGH'];
@@ -14,35 +14,16 @@ const POLL_MS = 1000;
 const EMPTY = { id: '', tagType: '', number: '', name: '', userid: '', priority: '' };
 
 export function WhitelistManager() {
-  const [tags, setTags] = useState(null);
-  const [users, setUsers] = useState([]);
+  const { data, note, setNote, reload, act } = useLoaded(async () => {
+    const [list, people] = await Promise.all([call('GET', '/v1/whitelist?type=local'), call('GET', '/v1/users')]);
+    return { tags: list.tags, users: people.users };
+  });
+  const tags = data && data.tags;
+  const users = (data && data.users) || [];
   const [form, setForm] = useState(null); // {mode: 'add' | 'edit', entry}
-  const [note, setNote] = useState(null);
-
-  async function reload() {
-    try {
-      const [list, people] = await Promise.all([call('GET', '/v1/whitelist?type=local'), call('GET', '/v1/users')]);
-      setTags(list.tags);
-      setUsers(people.users);
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-    }
-  }
-  useEffect(() => {
-    reload();
-  }, []);
 
   const userName = (id) => (users.find((u) => u.userId === id) || {}).userName || id || '';
-
-  async function remove(id) {
-    try {
-      await call('DELETE', `/v1/whitelist?type=local&ids=${encodeURIComponent(id)}`);
-      setNote({ kind: 'ok', text: t('whitelist.removed', { id }) });
-      await reload();
-    } catch (err) {
-      setNote({ kind: 'error', text: refusal(err) });
-    }
-  }
+  const remove = (id) => act(() => call('DELETE', `/v1/whitelist?type=local&ids=${encodeURIComponent(id)}`), t('whitelist.removed', { id }));
 
   const labels = { id: t('whitelist.id'), type: t('whitelist.type'), number: t('whitelist.number'), name: t('whitelist.name'), user: t('whitelist.user'), priority: t('whitelist.priority'), actions: t('common.actions') };
 
@@ -76,7 +57,7 @@ export function WhitelistManager() {
             </table>`}
       ${form
         ? html`<${TagForm} key=${`${form.mode}:${form.entry.id}`} mode=${form.mode} entry=${form.entry} users=${users}
-            onDone=${async (text) => { setForm(null); setNote({ kind: 'ok', text }); await reload(); }}
+            onDone=${(text) => { setForm(null); setNote({ kind: 'ok', text }); reload(); }}
             onCancel=${() => setForm(null)} />`
         : html`<div class="actions"><button type="button" class="primary" onClick=${() => setForm({ mode: 'add', entry: EMPTY })}>${t('whitelist.add')}</button></div>`}
     </section>`;
@@ -107,11 +88,12 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
     setBusy(true);
     try {
       await call('POST', '/v1/whitelist', { type: 'local', command: mode, tags: [tag] });
-      onDone(t(mode === 'add' ? 'whitelist.added' : 'whitelist.saved', { id }));
     } catch (err) {
       setNote({ kind: 'error', text: refusal(err) });
       setBusy(false);
+      return;
     }
+    onDone(t(mode === 'add' ? 'whitelist.added' : 'whitelist.saved', { id }));
   }
 
   const select = (key, id, options, label) => html`<div class="field">
