@@ -9,6 +9,7 @@ import type { Logger } from '../services/logger.js';
 import type { Sessions } from '../services/sessions.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Dashboard } from '../services/settings/dashboard.js';
+import type { Accounts } from '../services/accounts.js';
 import type { Inspector } from '../services/inspector.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
@@ -16,8 +17,10 @@ import type { Whitelist } from '../services/whitelist.js';
 import { invalid, notFound } from '../services/errors.js';
 import { createBodyIntakes, type BodyIntake, type Timers } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
+import { accountRoutes } from './routes/accounts.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
+import { restartRoutes } from './routes/restart.js';
 import { settingsRoutes } from './routes/settings.js';
 import { inspectRoutes } from './routes/inspect.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -26,6 +29,7 @@ import { stateRoutes } from './routes/state.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { whitelistRoutes } from './routes/whitelist.js';
+import { webRoutes } from './web/routes.js';
 
 /** What the API needs of the controller. */
 export interface AppDeps {
@@ -44,6 +48,13 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
+  /** Login accounts (the /v1/accounts extension). */
+  accounts: Accounts;
+  /**
+   * Restarts the controller in its process (the /v1/restart extension, for settings marked reboot); called once the
+   * answer is on its way. Without it the endpoint does not exist.
+   */
+  restart?: (() => void) | undefined;
   logger: Logger;
   /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
   clock: Timers;
@@ -149,6 +160,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   transactionRoutes(router, deps);
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
+  accountRoutes(router, deps);
+  if (deps.restart) restartRoutes(router, deps.restart);
+  webRoutes(router);
   if (deps.simulator) mountPublic(app, withPublicIntake, (sim) => simRoutes(sim, deps.simulator!, deps.charging));
   if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);

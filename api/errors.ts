@@ -29,7 +29,7 @@ export class SessionError extends Error {
   }
 }
 
-export const STATUS_OF: Record<FailureKind, 400 | 404 | 409 | 500> = { invalid: 400, 'not-found': 404, conflict: 409, internal: 500 };
+export const STATUS_OF: Record<FailureKind, 400 | 403 | 404 | 409 | 500> = { invalid: 400, forbidden: 403, 'not-found': 404, conflict: 409, internal: 500 };
 
 /** The request log's status of a request whose client went away before its body arrived (nginx's 499). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -41,7 +41,7 @@ export const operationFailedText = (cause: string) => JSON.stringify({ success: 
 export const INTERNAL_ERROR_CAUSE = 'Internal error: the controller could not complete the request; it has logged the details';
 
 /** OperationFailed (spec 2.1). */
-export const operationFailed = (c: Context, status: 400 | 404 | 409 | 500, cause: string) =>
+export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500, cause: string) =>
   c.json({ success: false as const, cause }, status);
 
 /** OperationSucceeded (spec 2.2). */

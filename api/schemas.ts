@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { charCount } from '../services/errors.js';
+import { ROLES } from '../db/schema.js';
 import { TAG_PRIORITIES, TAG_TYPES } from '../services/whitelist.js';
 
 /** Request shapes of the spec, in one place. Lengths count characters (code points), as the spec does. */
@@ -84,3 +85,16 @@ export const Login = v.object(
   },
   'The body must be an object {"username": string, "password": string}',
 );
+
+const RoleName = v.picklist(ROLES, `role must be one of ${ROLES.join(', ')}`);
+const PasswordText = v.string('password must be a string');
+
+/** POST /v1/accounts (extension): the password is generated when left out. */
+export const AccountBody = v.strictObject(
+  { username: v.string('username must be a string'), role: RoleName, password: v.optional(PasswordText) },
+  'The body must be an object {"username": string, "role": string, "password"?: string}',
+);
+/** PATCH /v1/accounts/{username} (extension). */
+export const AccountRoleBody = v.strictObject({ role: RoleName }, 'The body must be an object {"role": string}');
+/** POST /v1/accounts/{username}/password (extension): `{}` or no body generates one. */
+export const AccountPasswordBody = v.strictObject({ password: v.optional(PasswordText) }, 'The body must be an object {"password"?: string}');

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/client.js';
 import { createAccounts, generatePassword, ROLES, type Role } from '../services/accounts.js';
 import { ConfigError, loadConfig } from '../services/config.js';
+import { OperationError } from '../services/errors.js';
 
 const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DATABASE_URL as for npm start).
 
@@ -11,7 +12,9 @@ const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DA
   npm run accounts -- remove <username>
 
 set adds the account or resets its role and password. Without --password a random password is generated and
-printed once; "--password -" reads it from standard input (keeps it out of the process list and shell history).`;
+printed once; "--password -" reads it from standard input (keeps it out of the process list and shell history).
+User names: 1 to 64 letters, digits, ".", "_", "-", "@"; passwords 8 to 255 characters. The last account of the
+highest role present can neither be removed nor given a lower role.`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -48,9 +51,6 @@ async function run(argv: string[]): Promise<number> {
         const role = values.role as Role | undefined;
         if (!role || !ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
         const given = values.password === '-' ? await readStdin() : values.password;
-        if (given !== undefined && (given.length < 8 || given.length > 255)) {
-          throw new UsageError('the password must be 8 to 255 characters');
-        }
         const password = given ?? generatePassword();
         const outcome = await accounts.set(username, role, password);
         process.stdout.write(`${outcome === 'added' ? 'Added' : 'Updated'} account "${username}" (role ${role}).\n`);
@@ -59,10 +59,7 @@ async function run(argv: string[]): Promise<number> {
       }
       case 'remove': {
         if (!username) throw new UsageError('remove needs a user name');
-        if (!(await accounts.remove(username))) {
-          process.stderr.write(`No account "${username}".\n`);
-          return 1;
-        }
+        await accounts.remove('owner', username);
         process.stdout.write(`Removed account "${username}".\n`);
         return 0;
       }
@@ -83,6 +80,11 @@ run(process.argv.slice(2)).then(
     if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
       process.exit(2);
+    }
+    if (err instanceof OperationError) {
+      // The rules of services/accounts.ts: a request they refuse exits with 2, an unknown account with 1.
+      process.stderr.write(`${err.message}.\n`);
+      process.exit(err.kind === 'not-found' ? 1 : 2);
     }
     process.stderr.write(`accounts failed: ${(err as Error).message}\n`);
     process.exit(1);

@@ -16,7 +16,26 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = await createLogger(config);
-  const controller = await startController({ config, logger });
+
+  /**
+   * POST /v1/restart: the controller closes (in-flight requests finish, a running transaction ends with reason
+   * Reboot, the database closes) and starts again in this process on the port it had, reading every setting afresh.
+   */
+  let restarting: Promise<void> | undefined;
+  const restart = () => {
+    restarting ??= (async () => {
+      logger.info('restarting');
+      await controller.close();
+      controller = await startController({ config: { ...config, port: controller.port }, logger, restart });
+    })().then(
+      () => (restarting = undefined),
+      (err: unknown) => {
+        logger.error({ err }, 'restart failed');
+        process.exit(1);
+      },
+    );
+  };
+  let controller = await startController({ config, logger, restart });
 
   let signals = 0;
   const shutdown = (signal: NodeJS.Signals) => {
@@ -25,13 +44,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     logger.info({ signal }, 'shutting down');
-    controller.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    (restarting ?? Promise.resolve())
+      .then(() => controller.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

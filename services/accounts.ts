@@ -1,19 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database, WriteTx } from '../db/client.js';
 import { accounts, ROLES, type Role } from '../db/schema.js';
 import type { Account } from '../machines/session.js';
+import { charCount, forbidden, invalid, notFound } from './errors.js';
 
 export { ROLES, type Role };
 
 /** The built-in account a fresh database gets (role operator). */
 export const INITIAL_OPERATOR = 'operator';
 
+/** The lowest role that manages login accounts (`/v1/accounts`). */
+export const ACCOUNT_ADMIN_ROLE: Role = 'installer';
+
+/** Password length in characters, for every way of setting one. */
+export const PASSWORD_LENGTH = { min: 8, max: 255 } as const;
+
+const USERNAME_RE = /^[A-Za-z0-9._@-]{1,64}$/;
+export const USERNAME_RULE = '1 to 64 characters: letters, digits, ".", "_", "-" and "@"';
+
 export interface AccountSummary {
   username: string;
   role: Role;
   createdAt: Date;
 }
+
+/** Whether `role` is `min` or higher (user < operator < installer < manufacturer). */
+export const roleAtLeast = (role: Role, min: Role) => ROLES.indexOf(role) >= ROLES.indexOf(min);
 
 /** A random password: 16 characters from an unambiguous alphabet, from the CSPRNG. */
 export function generatePassword(): string {
@@ -27,8 +40,74 @@ export function generatePassword(): string {
   return out + generatePassword().slice(out.length);
 }
 
-/** Login accounts (not the charging users of /v1/users). */
+/** Throws a 400 naming the rule when `password` is not PASSWORD_LENGTH characters long. */
+export function checkPassword(password: string): void {
+  const n = charCount(password);
+  if (n < PASSWORD_LENGTH.min || n > PASSWORD_LENGTH.max) {
+    throw invalid(`The password must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters long`);
+  }
+}
+
+/**
+ * Who asks for a change: a logged-in account (the `/v1/accounts` extension) or the machine's owner at its shell
+ * (`npm run accounts`), who may set any role. The rules that keep the controller manageable apply to both.
+ */
+export type AccountActor = { username: string; role: Role } | 'owner';
+
+/** A change that hands out a password: the generated one is returned once, a chosen one never. */
+export interface PasswordOutcome {
+  account: AccountSummary;
+  /** Present when the password was generated: shown once, never stored anywhere else. */
+  generatedPassword?: string;
+}
+
+type Row = typeof accounts.$inferSelect;
+const summary = (r: Row): AccountSummary => ({ username: r.username, role: r.role, createdAt: new Date(r.createdAt) });
+
+/**
+ * What an actor may do to accounts; every change checks these inside its write transaction:
+ * - an account acts on accounts of its own role or lower, never above it, and gives no role above its own;
+ * - it neither removes its own account nor changes its own role (it would pull the ground from under its session);
+ * - the last account of the highest role present is neither removed nor lowered (nobody could manage the roles
+ *   above it any more).
+ */
+function guard(actor: AccountActor, rows: Row[]) {
+  const byName = new Map(rows.map((r) => [r.username, r] as const));
+  const mayGive = (role: Role) => {
+    if (actor !== 'owner' && !roleAtLeast(actor.role, role)) {
+      throw forbidden(`Role ${actor.role} may not give the role ${role} (above its own)`);
+    }
+  };
+  return {
+    target(username: string): Row {
+      const row = byName.get(username);
+      if (!row) throw notFound(`No account ${JSON.stringify(username)}`);
+      if (actor !== 'owner' && !roleAtLeast(actor.role, row.role)) {
+        throw forbidden(`Account ${JSON.stringify(username)} has the role ${row.role}, above ${actor.role}`);
+      }
+      return row;
+    },
+    notSelf(username: string, what: string) {
+      if (actor !== 'owner' && actor.username === username) {
+        throw forbidden(`An account may not ${what} itself; log in with another account of role ${ACCOUNT_ADMIN_ROLE} or higher`);
+      }
+    },
+    mayGive,
+    /** Refuses to take the last account of the highest role present away from that role. */
+    keepsHighest(row: Row, newRole: Role | null) {
+      const highest = rows.reduce((top, r) => (ROLES.indexOf(r.role) > ROLES.indexOf(top) ? r.role : top), rows[0]!.role);
+      if (row.role !== highest || newRole === highest) return;
+      if (rows.filter((r) => r.role === highest).length === 1) {
+        throw invalid(`${JSON.stringify(row.username)} is the last account of role ${highest}, the highest present; add another ${highest} first`);
+      }
+    },
+  };
+}
+
+/** Login accounts (not the charging users of /v1/users): one piece of code for the API and the CLI. */
 export function createAccounts(database: Database, now: () => number = Date.now) {
+  const all = (tx: WriteTx) => tx.select().from(accounts).orderBy(asc(accounts.username));
+
   return {
     async find(username: string): Promise<Account | null> {
       const row = await database.db.query.accounts.findFirst({ where: eq(accounts.username, username) });
@@ -37,26 +116,77 @@ export function createAccounts(database: Database, now: () => number = Date.now)
 
     async list(): Promise<AccountSummary[]> {
       const rows = await database.db.select().from(accounts).orderBy(asc(accounts.username));
-      return rows.map((r) => ({ username: r.username, role: r.role, createdAt: new Date(r.createdAt) }));
+      return rows.map(summary);
     },
 
-    /** Adds the account, or sets role and password of an existing one. */
-    async set(username: string, role: Role, password: string): Promise<'added' | 'updated'> {
+    /** Adds an account; without `password` one is generated and returned once. Existing name: 400. */
+    async add(actor: AccountActor, username: string, role: Role, password?: string): Promise<PasswordOutcome> {
+      if (!USERNAME_RE.test(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
+      if (password !== undefined) checkPassword(password);
+      const chosen = password ?? generatePassword();
       return database.write(async (tx) => {
-        const existing = await tx.select({ username: accounts.username }).from(accounts).where(eq(accounts.username, username));
-        if (existing.length > 0) {
-          await tx.update(accounts).set({ role, password }).where(eq(accounts.username, username));
-          return 'updated';
-        }
-        await tx.insert(accounts).values({ username, role, password, createdAt: now() });
-        return 'added';
+        const rows = await all(tx);
+        guard(actor, rows).mayGive(role);
+        if (rows.some((r) => r.username === username)) throw invalid(`The account ${JSON.stringify(username)} exists already`);
+        const [row] = await tx.insert(accounts).values({ username, role, password: chosen, createdAt: now() }).returning();
+        return { account: summary(row!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
       });
     },
 
-    async remove(username: string): Promise<boolean> {
+    /** Gives an account another role (not above the actor's; not its own; never the last of the highest role). */
+    async setRole(actor: AccountActor, username: string, role: Role): Promise<AccountSummary> {
       return database.write(async (tx) => {
-        const deleted = await tx.delete(accounts).where(eq(accounts.username, username)).returning();
-        return deleted.length > 0;
+        const rows = await all(tx);
+        const rules = guard(actor, rows);
+        const row = rules.target(username);
+        rules.notSelf(username, 'change the role of');
+        rules.mayGive(role);
+        rules.keepsHighest(row, role);
+        const [updated] = await tx.update(accounts).set({ role }).where(eq(accounts.username, username)).returning();
+        return summary(updated!);
+      });
+    },
+
+    /** Sets a new password (generated and returned once when `password` is left out). An account may change its own. */
+    async resetPassword(actor: AccountActor, username: string, password?: string): Promise<PasswordOutcome> {
+      if (password !== undefined) checkPassword(password);
+      const chosen = password ?? generatePassword();
+      return database.write(async (tx) => {
+        guard(actor, await all(tx)).target(username);
+        const [updated] = await tx.update(accounts).set({ password: chosen }).where(eq(accounts.username, username)).returning();
+        return { account: summary(updated!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
+      });
+    },
+
+    /** Removes an account (not the actor's own, not the last of the highest role present). */
+    async remove(actor: AccountActor, username: string): Promise<void> {
+      await database.write(async (tx) => {
+        const rows = await all(tx);
+        const rules = guard(actor, rows);
+        const row = rules.target(username);
+        rules.notSelf(username, 'remove');
+        rules.keepsHighest(row, null);
+        await tx.delete(accounts).where(eq(accounts.username, username));
+      });
+    },
+
+    /**
+     * The CLI's `set`: adds the account, or sets role and password of an existing one (the owner may give any role;
+     * the last account of the highest role present keeps it).
+     */
+    async set(username: string, role: Role, password: string): Promise<'added' | 'updated'> {
+      checkPassword(password);
+      return database.write(async (tx) => {
+        const rows = await all(tx);
+        const existing = rows.find((r) => r.username === username);
+        if (existing) {
+          guard('owner', rows).keepsHighest(existing, role);
+          await tx.update(accounts).set({ role, password }).where(eq(accounts.username, username));
+          return 'updated';
+        }
+        if (!USERNAME_RE.test(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
+        await tx.insert(accounts).values({ username, role, password, createdAt: now() });
+        return 'added';
       });
     },
 

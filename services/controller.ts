@@ -59,6 +59,8 @@ export interface ControllerOptions {
   showInitialPassword?: (username: string, password: string) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
+  /** Restarts the controller (POST /v1/restart); without it that endpoint does not exist. */
+  restart?: () => void;
 }
 
 export interface Controller {
@@ -234,7 +236,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock });
+  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);

@@ -1,8 +1,8 @@
 /**
  * Why an operation was refused; the API maps each kind to its status (400, 404, 409, and 500 where the spec answers
- * a refusal with 500, as for pairing outside idle).
+ * a refusal with 500, as for pairing outside idle; 403 for a role too low, in the extensions outside the spec).
  */
-export type FailureKind = 'invalid' | 'not-found' | 'conflict' | 'internal';
+export type FailureKind = 'invalid' | 'forbidden' | 'not-found' | 'conflict' | 'internal';
 
 /**
  * The one error domain services throw for a refused operation. `message` is the OperationFailed `cause`: a sentence
@@ -21,6 +21,7 @@ export class OperationError extends Error {
 }
 
 export const invalid = (message: string, details?: Record<string, unknown>) => new OperationError('invalid', message, details);
+export const forbidden = (message: string) => new OperationError('forbidden', message);
 export const notFound = (message: string) => new OperationError('not-found', message);
 export const conflict = (message: string) => new OperationError('conflict', message);
 export const internal = (message: string) => new OperationError('internal', message);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AnyActorRef, StateValue } from 'xstate';
-import { ROLES, type Role } from '../db/schema.js';
+import type { Role } from '../db/schema.js';
 import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
 import { transitionTable, triggerOf } from '../machines/transitions.js';
+import { roleAtLeast } from './accounts.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
 import { chartedMachines, type ChartedMachine } from './machine-charts.js';
 
@@ -33,7 +34,7 @@ export const TICKET_TTL_MS = 30_000;
 export const EVENTS_KEPT = 50;
 const MAX_TICKETS = 16;
 
-export const mayInspect = (role: Role) => ROLES.indexOf(role) >= ROLES.indexOf(INSPECTOR_ROLE);
+export const mayInspect = (role: Role) => roleAtLeast(role, INSPECTOR_ROLE);
 
 /** One actor as the page shows it. */
 export interface ActorView {

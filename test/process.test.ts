@@ -169,8 +169,13 @@ test('npm run accounts: set, list and remove accounts on the controller database
   expect(run(['list']).stdout).toMatch(/^tech\tinstaller\t.*\nviewer\tuser\t/);
   expect(run(['set', 'x', '--role', 'admin']).status).toBe(2);
   expect(run(['set', 'x', '--role', 'user', '--password', 'short']).status).toBe(2);
+  expect(run(['set', 'has space', '--role', 'user']).status).toBe(2);
   expect(run(['remove', 'viewer']).status).toBe(0);
   expect(run(['remove', 'viewer']).status).toBe(1);
+  // The same rules as /v1/accounts (services/accounts.ts): the last account of the highest role present stays.
+  const last = run(['remove', 'tech']);
+  expect([last.status, last.stderr]).toEqual([2, '"tech" is the last account of role installer, the highest present; add another installer first.\n']);
+  expect(run(['set', 'tech', '--role', 'user', '--password', 'tech-password']).status).toBe(2);
 
   // The controller uses the same database: the account logs in.
   const controller = await launch({ DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-pass' });
@@ -221,5 +226,52 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
   } finally {
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');
+  }
+});
+
+test('POST /v1/restart: answers, restarts in the same process on the same port, and reboot settings take effect', async () => {
+  const dataDir = join(root, 'restart');
+  const cli = (args: string[]) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+  const run = await launch({ DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-pass' });
+  expect(cli(['set', 'tech', '--role', 'installer', '--password', 'tech-password']).status).toBe(0);
+  expect(cli(['set', 'viewer', '--role', 'user', '--password', 'viewer-password']).status).toBe(0);
+  const loginAs = async (username: string, password: string) => {
+    const { json } = await httpRequest(run.port, 'GET', '/v1/login');
+    const res = await httpRequest(run.port, 'POST', '/v1/login', { body: { username, password: loginProof(password, json.token) } });
+    expect(res.status).toBe(200);
+    return res.json.session.id as string;
+  };
+  try {
+    const viewer = await loginAs('viewer', 'viewer-password');
+    const refused = await httpRequest(run.port, 'POST', '/v1/restart', { session: viewer });
+    expect([refused.status, refused.json]).toEqual([403, { success: false, cause: 'A restart needs a session of role operator or higher' }]);
+    expect((await httpRequest(run.port, 'POST', '/v1/restart')).status).toBe(401);
+
+    const session = await loginAs('tech', 'tech-password');
+    expect((await httpRequest(run.port, 'GET', '/v1/restart', { session })).json.cause).toMatch(/use POST/);
+    const changed = await httpRequest(run.port, 'PATCH', '/v1/settings', { session, body: { params: [{ key: 'Phases', value: 1 }] } });
+    expect(changed.json).toEqual({ params: [{ key: 'Phases', success: true }], reboot_required: true });
+    expect((await httpRequest(run.port, 'GET', '/sim')).json.plant.currentsA).toHaveLength(3);
+
+    const restarted = await httpRequest(run.port, 'POST', '/v1/restart', { session });
+    expect([restarted.status, restarted.json]).toEqual([200, { success: true }]);
+    // Started again: a second "listening" line, on the same port, in the same process.
+    const listening = () => run.stdout.join('').match(/"listening on http:\/\/127\.0\.0\.1:(\d+)"/g) ?? [];
+    for (let i = 0; i < 200 && listening().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(listening()).toEqual([`"listening on http://127.0.0.1:${run.port}"`, `"listening on http://127.0.0.1:${run.port}"`]);
+    expect(run.child.exitCode).toBeNull();
+    const log = run.stdout.join('');
+    expect(log.indexOf('"msg":"restarting"')).toBeGreaterThan(log.indexOf('"path":"/v1/restart"'));
+
+    // Every session ended with it; the changed setting is in effect and nothing waits for a reboot.
+    expect((await httpRequest(run.port, 'GET', '/v1/session', { session })).json).toMatchObject({ logged_in: false, code: 1003 });
+    const again = await loginAs('tech', 'tech-password');
+    const settings = await httpRequest(run.port, 'GET', '/v1/settings', { session: again });
+    expect(settings.json.result).toEqual({ reboot_required: false });
+    expect((await httpRequest(run.port, 'GET', '/v1/settings?params=Phases', { session: again })).json).toEqual({ params: [{ Phases: { value: 1, label: '1 phase' } }] });
+    expect((await httpRequest(run.port, 'GET', '/sim')).json.plant.currentsA).toHaveLength(1);
+  } finally {
+    run.child.kill('SIGTERM');
+    expect((await once(run.child, 'exit'))[0]).toBe(0);
   }
 });

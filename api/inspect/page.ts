@@ -4,23 +4,15 @@
  * only. Everything it renders from data is set as text (`textContent`), never parsed as HTML; the charts are SVGs
  * generated from the machines (services/machine-charts.ts), parsed as SVG documents.
  *
- * Login goes through the API's own protocol (GET/POST /v1/login, SHA-256 of password + token computed in the page,
- * because `crypto.subtle` is missing on plain-HTTP addresses other than localhost). The session id stays in a
- * variable of the page (not in storage, not in a URL); the event stream is opened with a single-use ticket.
+ * Login goes through the API's own protocol (GET/POST /v1/login; the proof is computed by the web interface's
+ * module /web/login-proof.js with @noble/hashes, because `crypto.subtle` is missing on plain-HTTP addresses other
+ * than localhost). The session id stays in a variable of the page (not in storage, not in a URL); the event stream
+ * is opened with a single-use ticket.
  */
 
-export const PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Charge controller inspector</title>
-<link rel="icon" href="/inspect/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/inspect/app.css">
-<script src="/inspect/app.js" defer></script>
-</head>
-<body>
+import { pageHead } from '../web/page.js';
+
+export const PAGE_HTML = `${pageHead({ title: 'Charge controller inspector', icon: '/inspect/icon.svg', styles: ['/inspect/app.css'], module: '/inspect/app.js' })}<body>
 <header>
   <h1>Charge controller inspector</h1>
   <span id="status" role="status">Log in with an account of role installer or higher.</span>
@@ -100,47 +92,9 @@ section.actor h2 small { font-weight: normal; color: #607d8b; }
 .chart g.edge.taken > text { fill: #bf360c; font-weight: bold; }
 `;
 
-/**
- * SHA-256 of a string's UTF-8 bytes as hex (FIPS 180-4), for the login proof. Constants from the primes' roots as
- * the standard defines them; a test compares it with node:crypto.
- */
-export const SHA256_JS = `
-function sha256Hex(text) {
-  var primes = [], n = 2;
-  while (primes.length < 64) { var p = true; for (var d = 2; d * d <= n; d++) if (n % d === 0) { p = false; break; } if (p) primes.push(n); n++; }
-  var frac = function (x) { return ((x - Math.floor(x)) * 4294967296) | 0; };
-  var K = primes.map(function (q) { return frac(Math.cbrt(q)); });
-  var H = primes.slice(0, 8).map(function (q) { return frac(Math.sqrt(q)); });
-  var bytes = new TextEncoder().encode(text), len = bytes.length;
-  var size = ((len + 9 + 63) >> 6) << 6;
-  var m = new Uint8Array(size); m.set(bytes); m[len] = 0x80;
-  var view = new DataView(m.buffer);
-  view.setUint32(size - 8, Math.floor(len / 0x20000000)); view.setUint32(size - 4, (len * 8) >>> 0);
-  var w = new Int32Array(64);
-  var rotr = function (x, r) { return (x >>> r) | (x << (32 - r)); };
-  for (var off = 0; off < size; off += 64) {
-    for (var i = 0; i < 16; i++) w[i] = view.getInt32(off + i * 4);
-    for (i = 16; i < 64; i++) {
-      var s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
-      var s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
-    }
-    var a = H[0], b = H[1], c = H[2], d0 = H[3], e = H[4], f = H[5], g = H[6], h = H[7];
-    for (i = 0; i < 64; i++) {
-      var t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
-      var t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      h = g; g = f; f = e; e = (d0 + t1) | 0; d0 = c; c = b; b = a; a = (t1 + t2) | 0;
-    }
-    H[0] = (H[0] + a) | 0; H[1] = (H[1] + b) | 0; H[2] = (H[2] + c) | 0; H[3] = (H[3] + d0) | 0;
-    H[4] = (H[4] + e) | 0; H[5] = (H[5] + f) | 0; H[6] = (H[6] + g) | 0; H[7] = (H[7] + h) | 0;
-  }
-  return H.map(function (v) { return ('00000000' + (v >>> 0).toString(16)).slice(-8); }).join('');
-}
-`;
+export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
 
-export const PAGE_JS = `'use strict';
 (function () {
-${SHA256_JS}
   var KEEPALIVE_MS = 20000, RECONNECT_MS = 2000, EVENTS_SHOWN = 50;
   var sessionId = null, source = null, keepalive = null, reconnect = null;
   var charts = {};
@@ -177,7 +131,7 @@ ${SHA256_JS}
     say('Logging in…');
     api('GET', '/v1/login').then(function (r) {
       if (r.status !== 200) throw new Error(reason(r));
-      return api('POST', '/v1/login', { username: username, password: sha256Hex(password + r.json.token) });
+      return api('POST', '/v1/login', { username: username, password: loginProof(password, r.json.token) });
     }).then(function (r) {
       $('password').value = '';
       if (r.status !== 200) { say('Login refused: ' + reason(r), true); return; }
@@ -205,9 +159,9 @@ ${SHA256_JS}
   }
 
   function refreshSession() {
-    api('GET', '/inspect/session').then(function (r) {
+    api('GET', '/v1/session').then(function (r) {
       if (r.status === 401) { loggedOut('Session ended: ' + reason(r)); return; }
-      if (r.status === 200) $('who').textContent = r.json.user + ' (' + r.json.role + ')';
+      if (r.status === 200) $('who').textContent = r.json.username + ' (' + r.json.role + ')';
     });
   }
 

@@ -4,7 +4,10 @@ import { INSPECTOR_ROLE, mayInspect, TICKET_TTL_MS, type Inspector, type Inspect
 import { renderSvg, toDot } from '../../services/machine-charts.js';
 import { clientAddress, type AppDeps, type AppHandler, type Router } from '../app.js';
 import { SessionError } from '../errors.js';
+import { forbidden } from '../../services/errors.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';
+import { asset, contentType, serveAsset } from '../web/assets.js';
+import { WEB_HEADERS } from '../web/routes.js';
 
 /**
  * The simulator's controls the page offers with HARDWARE=sim (they call the /sim routes, as `npm run sim` does).
@@ -26,34 +29,28 @@ export const SIM_CONTROLS = [
 /** Queued stream writes after which a watcher that does not read is dropped. */
 const MAX_QUEUED_WRITES = 1000;
 
-/** The page loads nothing from elsewhere and runs no inline script; its data is never cached. */
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-};
-
 /**
  * The live inspector (`/inspect`, outside the spec's /v1 API). The page, its script and style are public (they hold
  * no data); charts, tickets and the event stream need a session of role installer or higher, as the stream shows tag
  * ids, users and the state of the installation. A role below that gets 403.
  */
 export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspector): void {
-  const asset = (type: string, body: string): AppHandler => (c) => c.body(body, 200, { 'Content-Type': type, ...PAGE_HEADERS });
-  router.resource('/inspect', { GET: asset('text/html; charset=utf-8', PAGE_HTML) }, { public: true });
-  router.resource('/inspect/app.js', { GET: asset('text/javascript; charset=utf-8', PAGE_JS) }, { public: true });
-  router.resource('/inspect/app.css', { GET: asset('text/css; charset=utf-8', PAGE_CSS) }, { public: true });
-  router.resource('/inspect/icon.svg', { GET: asset('image/svg+xml', PAGE_ICON) }, { public: true });
+  // The page loads nothing from elsewhere; its one inline script is the import map (the web interface's, whose
+  // login-proof module it uses).
+  const file = (name: string, body: string): AppHandler => {
+    const a = asset(contentType(name)!, body);
+    return (c) => serveAsset(c, a, WEB_HEADERS);
+  };
+  router.resource('/inspect', { GET: file('page.html', PAGE_HTML) }, { public: true });
+  router.resource('/inspect/app.js', { GET: file('app.js', PAGE_JS) }, { public: true });
+  router.resource('/inspect/app.css', { GET: file('app.css', PAGE_CSS) }, { public: true });
+  router.resource('/inspect/icon.svg', { GET: file('icon.svg', PAGE_ICON) }, { public: true });
 
   /** Runs the handler for an engineer's session (installer or higher), 403 for a lower role. */
   const engineer =
     (handler: AppHandler): AppHandler =>
     (c, next) => {
-      if (!mayInspect(c.var.session.role)) {
-        return c.json({ success: false, cause: `The inspector needs a session of role ${INSPECTOR_ROLE} or higher` }, 403);
-      }
+      if (!mayInspect(c.var.session.role)) throw forbidden(`The inspector needs a session of role ${INSPECTOR_ROLE} or higher`);
       return handler(c, next);
     };
 
@@ -74,13 +71,6 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
         simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
       }),
     ),
-  });
-
-  router.resource('/inspect/session', {
-    GET: engineer((c) => {
-      const { username, role } = c.var.session;
-      return c.json({ user: username, role });
-    }),
   });
 
   router.resource('/inspect/ticket', {

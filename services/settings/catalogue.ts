@@ -1,4 +1,5 @@
 import type { Role } from '../../db/schema.js';
+import { LANGUAGES } from '../i18n.js';
 
 /**
  * The settings catalogue: every parameter the controller has, the single source for storage (defaults, keys),
@@ -64,14 +65,6 @@ const OFF_ON: EnumOption[] = [
   { value: 0, label: 'Off' },
   { value: 1, label: 'On' },
 ];
-
-/** Languages of ChargePointInfo (spec 2.7); the `Language` setting selects the active one. */
-export const LANGUAGES = [
-  { key: 'gb', value: 0, lang: 'en_GB', label: 'English' },
-  { key: 'de', value: 1, lang: 'de_DE', label: 'Deutsch' },
-  { key: 'nl', value: 2, lang: 'nl_NL', label: 'Nederlands' },
-  { key: 'fr', value: 3, lang: 'fr_FR', label: 'Français' },
-] as const;
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 

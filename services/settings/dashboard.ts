@@ -12,7 +12,7 @@ interface LiveField {
   value: (cp: ReturnType<ChargePoint['state']>) => string | number | number[];
 }
 
-const LIVE: LiveField[] = [
+export const LIVE: LiveField[] = [
   { key: 'Dashboard_SystemState', label: 'State', description: 'State of the charge point (spec 2.13 systemState).', type: 'string', value: (s) => s.systemState },
   { key: 'Dashboard_OcppState', label: 'Connector status', description: 'OCPP status of the connector.', type: 'string', value: (s) => s.ocppState },
   { key: 'Dashboard_Power', label: 'Power', description: 'Power drawn by the vehicle now.', type: 'int', unit: 'W', value: (s) => s.transaction?.power ?? 0 },
@@ -38,15 +38,16 @@ const GRAPHIC = ['Dashboard_Power', 'Dashboard_Energy', 'Dashboard_Currents', 'D
 export function createDashboard(settings: Settings, chargePoint: ChargePoint, now: () => number) {
   return (role: Role, username: string, descriptions: boolean) => {
     const state = chargePoint.state();
+    const t = settings.texts();
     const live: FieldView[] = LIVE.map((f) => {
-      const view: FieldView = { key: f.key, value: f.value(state), type: f.type, mode: 'ro', default: f.type === 'string' ? '' : f.type === 'int' ? 0 : [0, 0, 0], label: f.label };
-      if (descriptions) view.description = f.description;
+      const view: FieldView = { key: f.key, value: f.value(state), type: f.type, mode: 'ro', default: f.type === 'string' ? '' : f.type === 'int' ? 0 : [0, 0, 0], label: t.label(f.key, f.label) };
+      if (descriptions) view.description = t.description(f.key, f.description);
       if (f.unit) view.unit = f.unit;
       return view;
     });
     const limits = ['MaxCurrent', 'FreeCharging', 'ChargingEnabled'].flatMap((key) => {
       const field = settings.field(key);
-      return field && settings.visible(role, field) ? [settings.fieldView(field, role, descriptions)] : [];
+      return field && settings.visible(role, field) ? [settings.fieldView(field, role, descriptions, t)] : [];
     });
     const groups = [{ key: 'installation', label: 'Installation', fields: live }];
     if (limits.length) groups.push({ key: 'loadmanagement', label: 'Load Management', fields: limits });

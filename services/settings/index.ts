@@ -8,7 +8,9 @@ import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import type { NfcService } from '../nfc.js';
-import { CATALOGUE, FIELDS, GROUP_LABELS, LANGUAGES, type FieldDef, type SettingValue } from './catalogue.js';
+import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
+import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
+import { settingsTexts, type SettingsTexts } from './translations.js';
 
 export { CATALOGUE, FIELDS, type FieldDef, type SettingValue };
 
@@ -37,6 +39,8 @@ export interface FieldView {
   parents?: { name: string; value: (string | number)[] }[];
   isNotAuthorized?: 1;
   unit?: string;
+  /** Extension: an enum's choices, so a client can offer them (spec 2.7 shows only the current value). */
+  options?: { value: number; label: string }[];
 }
 
 /** One pair of a POST/PATCH request, as received. */
@@ -50,40 +54,49 @@ export interface SetResult {
   reboot_required: boolean;
 }
 
-/** The value a client sees: enums as `{value, label}`, the rest as stored. */
-export function presentValue(field: FieldDef, value: SettingValue): unknown {
-  if (field.type === 'enum') return { value, label: field.options.find((o) => o.value === value)?.label ?? String(value) };
+const ENGLISH = settingsTexts('gb');
+
+/** The value a client sees: enums as `{value, label}` (the label in the texts' language), the rest as stored. */
+export function presentValue(field: FieldDef, value: SettingValue, texts: SettingsTexts = ENGLISH): unknown {
+  if (field.type === 'enum') {
+    const label = field.options.find((o) => o.value === value)?.label;
+    return { value, label: label === undefined ? String(value) : texts.option(label) };
+  }
   return value;
 }
 
-/** Checks a requested value against its field (step 4 of spec 4.2); returns the value to store or a reason. */
-export function checkValue(field: FieldDef, raw: unknown): { ok: true; value: SettingValue } | { ok: false; reason: string } {
+/**
+ * Checks a requested value against its field (step 4 of spec 4.2); returns the value to store or a reason (in the
+ * texts' language).
+ */
+export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts = ENGLISH): { ok: true; value: SettingValue } | { ok: false; reason: string } {
+  const { reasons } = texts;
   switch (field.type) {
     case 'string': {
-      if (typeof raw !== 'string') return { ok: false, reason: 'must be a string' };
+      if (typeof raw !== 'string') return { ok: false, reason: reasons.string };
       const n = charCount(raw);
       const [min, max] = field.length;
-      if (n < min || n > max) return { ok: false, reason: `must be ${min} to ${max} characters long` };
-      if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: 'must not contain control characters' };
-      if (field.pattern && !field.pattern.test(raw)) return { ok: false, reason: `must be ${field.patternHint ?? 'in the documented form'}` };
+      if (n < min || n > max) return { ok: false, reason: reasons.length(min, max) };
+      if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: reasons.control };
+      if (field.pattern && !field.pattern.test(raw)) return { ok: false, reason: reasons.pattern(texts.hint(field)) };
       return { ok: true, value: raw };
     }
     case 'int': {
-      if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, reason: 'must be an integer' };
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, reason: reasons.integer };
       const [min, max] = field.range;
-      if (raw < min || raw > max) return { ok: false, reason: `must be from ${min} to ${max}` };
+      if (raw < min || raw > max) return { ok: false, reason: reasons.range(min, max) };
       return { ok: true, value: raw };
     }
     case 'enum': {
       const v = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw ? (raw as { value: unknown }).value : raw;
       const option = field.options.find((o) => o.value === v);
-      if (!option) return { ok: false, reason: `must be one of ${field.options.map((o) => `${o.value} (${o.label})`).join(', ')}` };
+      if (!option) return { ok: false, reason: reasons.option(field.options.map((o) => `${o.value} (${texts.option(o.label)})`).join(', ')) };
       return { ok: true, value: option.value };
     }
     case 'triple': {
       const [min, max] = field.range;
       if (!Array.isArray(raw) || raw.length !== 3 || !raw.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max)) {
-        return { ok: false, reason: `must be three integers from ${min} to ${max}` };
+        return { ok: false, reason: reasons.triple(min, max) };
       }
       return { ok: true, value: [raw[0], raw[1], raw[2]] as [number, number, number] };
     }
@@ -117,35 +130,42 @@ export async function createSettings(database: Database, opts: { now: () => numb
   const seenBy = new Map<string, number>();
   const listeners: Array<(changed: ReadonlyMap<string, SettingValue>) => void> = [];
 
+  /** The texts in the language the `Language` setting selects (it applies to every answer at once). */
+  const texts = (): SettingsTexts => settingsTexts(languageOf(values.get('Language')));
+
   const valueOf = (field: FieldDef): SettingValue => {
     if (field.mode === 'ro') return (opts.computed() as unknown as Record<string, string>)[field.key] ?? field.default;
     return values.get(field.key) ?? field.default;
   };
 
-  function fieldView(field: FieldDef, role: Role, descriptions = true): FieldView {
+  function fieldView(field: FieldDef, role: Role, descriptions = true, t: SettingsTexts = texts()): FieldView {
     const view: FieldView = {
       role: field.role,
       key: field.key,
-      value: presentValue(field, valueOf(field)),
+      value: presentValue(field, valueOf(field), t),
       type: field.type,
       mode: field.mode,
-      default: presentValue(field, field.default),
-      label: field.label,
+      default: presentValue(field, field.default, t),
+      label: t.label(field.key, field.label),
     };
     if (field.type === 'string') view.validation = { length: field.length };
     if (field.type === 'int') view.validation = { range: field.range };
-    if (descriptions) view.description = field.description;
+    if (descriptions) view.description = t.description(field.key, field.description);
     if (field.parents) view.parents = field.parents;
     if (field.mode === 'rw' && !canChange(role, field)) view.isNotAuthorized = 1;
     if (field.unit) view.unit = field.unit;
+    if (field.type === 'enum') view.options = field.options.map((o) => ({ value: o.value, label: t.option(o.label) }));
     return view;
   }
 
   function groupsFor(role: Role, include: (f: FieldDef) => boolean) {
+    const t = texts();
     return CATALOGUE.flatMap((g) => {
       const subGroups = g.sub_groups.flatMap((sg) => {
         const fields = sg.fields.filter((f) => canSee(role, f) && include(f));
-        return fields.length ? [{ key: sg.key, label: sg.label, role: spanRole(fields), fields: fields.map((f) => fieldView(f, role)) }] : [];
+        return fields.length
+          ? [{ key: sg.key, label: t.subGroup(sg.key, sg.label), role: spanRole(fields), fields: fields.map((f) => fieldView(f, role, true, t)) }]
+          : [];
       });
       if (!subGroups.length) return [];
       const fields = g.sub_groups.flatMap((sg) => sg.fields.filter((f) => canSee(role, f) && include(f)));
@@ -190,7 +210,8 @@ export async function createSettings(database: Database, opts: { now: () => numb
         return !f || !canSee(role, f);
       });
       if (missing.length) throw notFound(`Unknown setting ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
-      return { params: keys.map((k) => ({ [k]: presentValue(FIELDS.get(k)!, valueOf(FIELDS.get(k)!)) })) };
+      const t = texts();
+      return { params: keys.map((k) => ({ [k]: presentValue(FIELDS.get(k)!, valueOf(FIELDS.get(k)!), t) })) };
     },
 
     /**
@@ -199,25 +220,30 @@ export async function createSettings(database: Database, opts: { now: () => numb
      * in one transaction and applied.
      */
     async set(role: Role, pairs: SettingPair[]): Promise<SetResult> {
-      const failures: string[] = [];
+      const t = texts();
+      const { reasons } = t;
+      /** Why each refused pair was refused, by its index in `pairs` (`value`: its value was the problem). */
+      const refused = new Map<number, { reason: string; value?: true }>();
       const accepted = new Map<string, SettingValue>();
       const seen = new Set<string>();
       pairs.forEach((pair, i) => {
         const field = FIELDS.get(pair.key);
-        const name = JSON.stringify(pair.key);
-        if (seen.has(pair.key)) return failures.push(`${name} appears more than once`);
+        if (seen.has(pair.key)) return refused.set(i, { reason: reasons.twice });
         seen.add(pair.key);
-        if (field && !canChange(role, field)) {
-          return failures.push(field.mode === 'ro' ? `${name} is read-only` : `${name} may not be changed by role ${role}`);
-        }
-        if (!field) return failures.push(`${name} does not exist`);
-        const checked = checkValue(field, pair.value);
-        if (!checked.ok) return failures.push(`${name} ${checked.reason} (params[${i}])`);
+        if (field && !canChange(role, field)) return refused.set(i, { reason: field.mode === 'ro' ? reasons.readOnly : reasons.role(role) });
+        if (!field) return refused.set(i, { reason: reasons.unknown });
+        const checked = checkValue(field, pair.value, t);
+        if (!checked.ok) return refused.set(i, { reason: checked.reason, value: true });
         accepted.set(pair.key, checked.value);
       });
-      if (failures.length) {
-        throw invalid(`No setting was changed: ${failures.join('; ')}`, {
-          params: pairs.map((p) => ({ key: p.key, success: false })),
+      if (refused.size) {
+        const causes = [...refused].map(([i, r]) => `${JSON.stringify(pairs[i]!.key)} ${r.reason}${r.value ? ` (params[${i}])` : ''}`);
+        throw invalid(`${reasons.none}: ${causes.join('; ')}`, {
+          // Extension: each refused pair carries its own cause, so a form can show it beside the field.
+          params: pairs.map((p, i) => {
+            const r = refused.get(i);
+            return r ? { key: p.key, success: false, cause: r.reason } : { key: p.key, success: false };
+          }),
           reboot_required: rebootRequired,
         });
       }
@@ -249,6 +275,12 @@ export async function createSettings(database: Database, opts: { now: () => numb
       }
       return { params: pairs.map((p) => ({ key: p.key, success: true })), reboot_required: rebootRequired };
     },
+
+    /** The language the `Language` setting selects, for every text the API answers. */
+    language: (): LanguageKey => languageOf(values.get('Language')),
+
+    /** The settings' texts in that language. */
+    texts,
 
     /** Whether settings changed since this account last read them all (`settings_changed` of 2.15). */
     changedFor(username: string): boolean {

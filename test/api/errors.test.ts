@@ -17,8 +17,8 @@ test('/v1/system_state and /v1/messages answer the idle shapes of 2.13 and 2.14'
   expect([messages.status, messages.json]).toEqual([200, { messages: [] }]);
 });
 
-test('unknown paths: 404 OperationFailed (with a session), also outside /v1', async () => {
-  for (const path of ['/v1/nothing', '/v1/users/a/b', '/v2/users', '/', '/v1/users/']) {
+test('unknown paths: 404 OperationFailed (with a session), also outside /v1 (`/` is the web interface)', async () => {
+  for (const path of ['/v1/nothing', '/v1/users/a/b', '/v2/users', '/nothing', '/web/nothing.js', '/v1/users/']) {
     const res = await ctx.h.http('GET', path, { session: ctx.session });
     expect([path, res.status, res.json]).toEqual([path, 404, FAILED]);
   }

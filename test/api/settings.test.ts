@@ -70,6 +70,10 @@ describe('GET /v1/settings', () => {
       default: { value: 0, label: 'RFID only' },
       label: 'RFID Mode',
       description: expect.any(String),
+      options: [
+        { value: 0, label: 'RFID only' },
+        { value: 1, label: 'RFID/NFC hybrid' },
+      ],
     });
     const authorization = res.json.groups.find((g: any) => g.key === 'authorization');
     expect(authorization.label).toBe('Authorization');
@@ -276,7 +280,7 @@ describe('reboot, persistence and the app endpoints', () => {
     current = undefined;
     const after = (await as('operator', 'GET', '/v1/settings')).json;
     expect(after.result.reboot_required).toBe(false);
-    expect(fieldsOf(after).find((f) => f.key === 'LanMode').value).toEqual({ value: 1, label: 'Static' });
+    expect(fieldsOf(after).find((f) => f.key === 'LanMode').value).toEqual({ value: 1, label: 'Statisch' }); // in German now
     expect(after.ChargePointInfo.languages.find((l: any) => l.active).key).toBe('de');
     await set('operator', [{ key: 'LanMode', value: 0 }, { key: 'Language', value: 0 }]);
   });

@@ -1,24 +1,22 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Clock } from '../../services/controller.js';
 import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness } from '../harness.js';
+import { launchBrowser, openPage } from './launcher.js';
 
 // Functions passed to page.waitForFunction/$$eval run in the browser; the project's types have no DOM library.
 declare const document: any;
 
 /**
- * The inspector page in a real browser: Debian's chromium driven by playwright-core (`.ci/run` installs it with
- * `apt-get install -y chromium`). The controller runs on the real clock, as in use; the test waits for conditions
- * (with time limits), never for fixed times. Run alone: `npm run test:browser`.
+ * The inspector page in a real browser (test/browser/launcher.ts: Chromium from npm, or a system one). The
+ * controller runs on the real clock, as in use; the test waits for conditions (with time limits), never for fixed
+ * times. Run alone: `npm run test:browser`.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const SCREENSHOT = join(import.meta.dirname, '..', '..', 'test-results', 'inspector.png');
 const ENGINEER_PASSWORD = 'engineer-secret-1';
 const TAG = '04A1B2C3';
@@ -31,18 +29,11 @@ const realClock: Clock = {
 };
 
 let h: Harness;
-let context: BrowserContext;
+let browser: Browser;
 let page: Page;
-let profile: string;
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The browser test needs Chromium at ${CHROMIUM} (Debian: apt-get update && apt-get install -y chromium; .ci/run installs it). ` +
-        'Set CHROMIUM_PATH to use another Chromium binary.',
-    );
-  }
   // The harness's clock type is the manual clock; here the controller runs on the real one (no step() is used).
   h = await startHarness({ clock: realClock as unknown as ManualClock });
   await h.controller.accounts.set('engineer', 'installer', ENGINEER_PASSWORD);
@@ -53,30 +44,16 @@ beforeAll(async () => {
   const hybrid = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'RFIDMode', value: 1 }] } });
   if (hybrid.status !== 200) throw new Error(`RFID Mode setting refused: ${hybrid.text}`);
 
-  profile = await mkdtemp(join(tmpdir(), 'cc-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: ARGS,
-    headless: true,
-    viewport: { width: 1600, height: 1400 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchBrowser();
+  ({ page, problems } = await openPage(browser, h.controller.url, { viewport: { width: 1600, height: 1400 } }));
   page.setDefaultTimeout(WAIT_MS);
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`${r.status()} for ${r.url()}`);
   });
-  page.on('request', (r) => {
-    if (!r.url().startsWith(h.controller.url)) problems.push(`request elsewhere: ${r.url()}`);
-  });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
+  await browser?.close();
   await h?.stop();
 });
 

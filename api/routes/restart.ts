@@ -1,0 +1,23 @@
+import type { Role } from '../../db/schema.js';
+import { roleAtLeast } from '../../services/accounts.js';
+import { forbidden } from '../../services/errors.js';
+import type { Router } from '../app.js';
+import { operationSucceeded } from '../errors.js';
+
+/** The lowest role that may restart the controller. */
+export const RESTART_ROLE: Role = 'operator';
+
+/**
+ * Extension outside the spec: POST /v1/restart restarts the controller so that settings marked reboot take effect
+ * (`reboot_required`). It answers first; the restart (graceful: in-flight requests finish, a running transaction
+ * ends with reason Reboot) begins once the answer is on its way. Every session ends with it.
+ */
+export function restartRoutes(router: Router, restart: () => void): void {
+  router.resource('/v1/restart', {
+    POST: (c) => {
+      if (!roleAtLeast(c.var.session.role, RESTART_ROLE)) throw forbidden(`A restart needs a session of role ${RESTART_ROLE} or higher`);
+      setImmediate(restart);
+      return operationSucceeded(c);
+    },
+  });
+}

@@ -1,0 +1,148 @@
+// The page's connection to the controller: the public REST API (/v1) with the session id in the Authorization
+// header (spec 5), kept in memory only. Every answered call counts as activity; when the page makes no other call
+// for KEEPALIVE_MS it makes one (GET /v1/messages, which also refreshes the messages), so an open page keeps its
+// session. The next keep-alive is scheduled when an answer arrives, not from a timer, so browsers that throttle
+// chained timers in background tabs (Chrome: to once a minute) do not let the 60 s session time-out pass.
+import { batch, signal } from '@preact/signals';
+import { loginProof } from './login-proof.js';
+
+/** The logged-in session `{id, username, role}`, or null. */
+export const session = signal(null);
+/** Why the page is logged out: a key of the UI strings, shown on the login screen. */
+export const logoutReason = signal(null);
+/** True while the controller does not answer. */
+export const offline = signal(false);
+/** The current errors and warnings (spec 2.14), refreshed by the keep-alive. */
+export const messages = signal([]);
+/** True from a restart request until the controller is back (then the page is logged out). */
+export const restarting = signal(false);
+
+export const KEEPALIVE_MS = 20_000;
+const RESTART_POLL_MS = 1000;
+const RESTART_GIVE_UP_MS = 120_000;
+
+/** The session error codes of spec 7.2 the page explains (others read as "not logged in"). */
+const LOGGED_OUT = { 1003: 'loggedOut.1003', 1004: 'loggedOut.1004', 1005: 'loggedOut.1005' };
+
+/** A refused call: `status`, the body, and its cause as the controller wrote it. */
+export class ApiError extends Error {
+  constructor(status, json) {
+    super((json && (json.cause || json.message)) || `HTTP ${status}`);
+    this.status = status;
+    this.json = json;
+  }
+}
+
+/** While the controller does not answer, the page asks again this often, so it notices when it is back. */
+const RETRY_MS = 5000;
+
+let keepalive;
+function scheduleKeepalive(ms = KEEPALIVE_MS) {
+  clearTimeout(keepalive);
+  keepalive = setTimeout(() => {
+    refreshMessages().catch(() => undefined);
+  }, ms);
+}
+
+function endSession(reason) {
+  clearTimeout(keepalive);
+  batch(() => {
+    restarting.value = false;
+    session.value = null;
+    logoutReason.value = reason;
+  });
+}
+
+/**
+ * One API call; answers `{status, ok, json}`. A 401 for the page's session ends it with the reason the code gives.
+ * `sessionId` sends another session id than the page's (only while logging in).
+ */
+export async function request(method, path, body, sessionId) {
+  const current = session.peek();
+  const headers = {};
+  if (sessionId || current) headers.Authorization = sessionId || current.id;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  } catch (err) {
+    offline.value = true;
+    if (current && session.peek() === current) scheduleKeepalive(RETRY_MS);
+    throw new ApiError(0, null);
+  }
+  offline.value = false;
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (current && session.peek() === current) {
+    if (res.status === 401) endSession(restarting.peek() ? 'loggedOut.restart' : LOGGED_OUT[json && json.code] || 'loggedOut.1002');
+    else scheduleKeepalive();
+  }
+  return { status: res.status, ok: res.ok, json };
+}
+
+/** An API call that must succeed: answers the body, throws ApiError otherwise. */
+export async function call(method, path, body, sessionId) {
+  const r = await request(method, path, body, sessionId);
+  if (!r.ok) throw new ApiError(r.status, r.json);
+  return r.json;
+}
+
+export async function refreshMessages() {
+  const r = await request('GET', '/v1/messages');
+  if (r.ok) messages.value = r.json.messages;
+}
+
+/** Logs in (spec 5: a one-time token, then the proof), then asks who the session is (extension /v1/session). */
+export async function login(username, password) {
+  const token = await call('GET', '/v1/login');
+  const answer = await call('POST', '/v1/login', { username, password: loginProof(password, token.token) });
+  const who = await call('GET', '/v1/session', undefined, answer.session.id);
+  batch(() => {
+    session.value = { id: answer.session.id, username: who.username, role: who.role };
+    logoutReason.value = null;
+  });
+}
+
+export async function logout() {
+  try {
+    await request('POST', '/v1/logout');
+  } finally {
+    endSession('loggedOut.manual');
+  }
+}
+
+/**
+ * Restarts the controller (extension POST /v1/restart). It answers first and then restarts; once the old session
+ * id is unknown (401), the controller is back and the page shows the login with the reason.
+ */
+export async function restartController() {
+  const current = session.peek();
+  await call('POST', '/v1/restart');
+  clearTimeout(keepalive);
+  restarting.value = true;
+  const started = Date.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, RESTART_POLL_MS));
+    if (session.peek() !== current) break; // another call of the page saw it back already
+    try {
+      const res = await fetch('/v1/session', { headers: { Authorization: current.id }, cache: 'no-store' });
+      if (res.status === 401) break;
+    } catch {
+      // down while it restarts
+    }
+    if (Date.now() - started > RESTART_GIVE_UP_MS) {
+      endSession('loggedOut.restartSlow');
+      return;
+    }
+  }
+  if (session.peek() === current) endSession('loggedOut.restart');
+}
+
+/** The roles, lowest first (spec 5 item 9). */
+export const ROLES = ['user', 'operator', 'installer', 'manufacturer'];
+export const roleAtLeast = (role, min) => ROLES.indexOf(role) >= ROLES.indexOf(min);

@@ -1,0 +1,140 @@
+// The dashboard: the charge point's state in words (spec 2.13), the running transaction's power, energy, currents
+// and duration, the temperature, the active messages, and a live power chart of the running session (uPlot). The
+// page asks GET /v1/system_state every second while it shows the dashboard.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { refreshMessages, request } from '../api.js';
+import { lang, t } from '../i18n.js';
+import { amps, celsius, clockTime, dateTime, duration, kW, kWh } from '../format.js';
+import { Heading, html } from '../ui.js';
+import { MessageList } from './messages.js';
+
+const POLL_MS = 1000;
+const MESSAGES_EVERY = 5; // polls
+/** Points kept for the chart: two hours at one a second. */
+const MAX_POINTS = 7200;
+
+/** The running session's power samples; kept while the page lives, so the chart survives leaving the dashboard. */
+const series = { transactionId: null, times: [], kilowatts: [] };
+
+function record(state) {
+  const tx = state.transaction;
+  if (!tx) return;
+  if (series.transactionId !== tx.transactionId) Object.assign(series, { transactionId: tx.transactionId, times: [], kilowatts: [] });
+  series.times.push(Date.now() / 1000);
+  series.kilowatts.push(tx.power / 1000);
+  if (series.times.length > MAX_POINTS) {
+    series.times.shift();
+    series.kilowatts.shift();
+  }
+}
+
+export function Dashboard() {
+  const [state, setState] = useState(null);
+  const [error, setError] = useState(false);
+  useEffect(() => {
+    let stopped = false;
+    let timer;
+    let n = 0;
+    const poll = async () => {
+      const r = await request('GET', '/v1/system_state').catch(() => null);
+      if (stopped) return;
+      if (r && r.ok) {
+        record(r.json);
+        setState(r.json);
+        setError(false);
+      } else setError(true);
+      if (n++ % MESSAGES_EVERY === 0) refreshMessages().catch(() => undefined);
+      timer = setTimeout(poll, POLL_MS);
+    };
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, []);
+
+  return html`<${Heading}>${t('nav.dashboard')}<//>
+    ${error && html`<p class="note error" role="alert">${t('dashboard.noState')}</p>`}
+    ${state ? html`<${StateView} state=${state} />` : html`<p>${t('common.loading')}</p>`}
+    <section class="card" aria-labelledby="dash-messages">
+      <h2 id="dash-messages">${t('nav.messages')}</h2>
+      <${MessageList} />
+    </section>`;
+}
+
+function StateView({ state }) {
+  const tx = state.transaction;
+  const currents = tx && tx.OCPPMeterCurrent;
+  const phases = currents ? ['L1', 'L2', 'L3'].filter((p) => currents[p] !== undefined) : [];
+  return html`<section class=${`card status status-${state.systemState}`} aria-labelledby="dash-state">
+      <h2 id="dash-state" class="visually-hidden">${t('dashboard.state')}</h2>
+      <p class="headline" id="system-state" data-state=${state.systemState}>${t(`systemState.${state.systemState}`)}</p>
+      <dl class="facts">
+        <div><dt>${t('dashboard.connector')}</dt><dd id="connection-state">${t(`connectionState.${state.connectionState}`)} (${t('dashboard.cp', { level: state.type2State.toUpperCase() })})</dd></div>
+        <div><dt>${t('dashboard.authorization')}</dt><dd id="auth-state">${t(`authState.${state.authState}`)}</dd></div>
+        <div><dt>${t('dashboard.ocpp')}</dt><dd id="ocpp-state">${t(`ocppState.${state.ocppState}`)}</dd></div>
+        <div><dt>${t('dashboard.temperature')}</dt><dd id="temperature">${state.ambientTemp === undefined ? t('common.unknown') : celsius(state.ambientTemp)}</dd></div>
+      </dl>
+    </section>
+    <section class="card" aria-labelledby="dash-session">
+      <h2 id="dash-session">${t('dashboard.session')}</h2>
+      ${tx
+        ? html`<dl class="figures">
+            <div><dt>${t('dashboard.power')}</dt><dd id="power">${kW(tx.power)}</dd></div>
+            <div><dt>${t('dashboard.energy')}</dt><dd id="energy">${kWh(tx.consumption)}</dd></div>
+            <div><dt>${t('dashboard.duration')}</dt><dd id="duration">${duration(tx.transactionDuration ?? 0)}</dd></div>
+            <div><dt>${t('dashboard.maxPower')}</dt><dd>${kW(tx.maxPower)}</dd></div>
+            ${phases.map((p) => html`<div><dt>${t('dashboard.current', { phase: p })}</dt><dd class="current">${currents[p] < 0 ? t('dashboard.noValue') : amps(currents[p])}</dd></div>`)}
+            <div><dt>${t('dashboard.started')}</dt><dd>${dateTime(tx.transactionStart)}</dd></div>
+            ${tx.tagId && html`<div><dt>${t('dashboard.tag')}</dt><dd class="mono">${tx.tagId}</dd></div>`}
+          </dl>
+          <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
+        : html`<p>${t('dashboard.noSession')}</p>`}
+    </section>`;
+}
+
+/** The live power chart (uPlot, loaded by the page as a classic script), redrawn on every sample. */
+function PowerChart({ transactionId, power, points }) {
+  const box = useRef(null);
+  const plot = useRef(null);
+  useEffect(() => {
+    const uPlot = window.uPlot;
+    if (!uPlot || !box.current) return undefined;
+    const element = box.current;
+    const width = () => Math.max(200, element.clientWidth);
+    plot.current = new uPlot(
+      {
+        width: width(),
+        height: 220,
+        legend: { show: false },
+        cursor: { show: false },
+        scales: {
+          // At least the last 30 s, so the first samples do not fill the width.
+          x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 30, Date.now() / 1000] : [Math.min(min, max - 30), max]) },
+          y: { range: (u, min, max) => [0, Math.max(1, (max || 0) * 1.1)] },
+        },
+        axes: [
+          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((s) => clockTime(s * 1000)) },
+          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((v) => `${v} kW`), size: 64 },
+        ],
+        series: [{}, { stroke: '#0b5394', width: 2, fill: 'rgba(11, 83, 148, 0.12)', points: { show: false } }],
+      },
+      [series.times, series.kilowatts],
+      element,
+    );
+    const resize = new ResizeObserver(() => plot.current && plot.current.setSize({ width: width(), height: 220 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.current.destroy();
+      plot.current = null;
+    };
+  }, [transactionId, lang.value]);
+  useEffect(() => {
+    if (plot.current) plot.current.setData([series.times, series.kilowatts]);
+  });
+  return html`<figure class="chart">
+    <div ref=${box} role="img" aria-label=${t('dashboard.chartLabel', { power: kW(power), points })} id="power-chart" data-points=${points}></div>
+    <figcaption>${t('dashboard.chartCaption')}</figcaption>
+  </figure>`;
+}

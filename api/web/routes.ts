@@ -1,0 +1,49 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AppHandler, Router } from '../app.js';
+import { asset, contentType, pageHeaders, serveAsset, type Asset } from './assets.js';
+import { PAGE_HTML } from './page.js';
+import { IMPORT_MAP_HASH, packageFile, VENDOR_FILES } from './vendor.js';
+
+/** The browser files of the web interface, whether this module runs from source (api/web/) or compiled (dist/). */
+export function clientFolder(): string {
+  for (const candidate of ['./client', '../../../api/web/client']) {
+    const path = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(join(path, 'app.js'))) return path;
+  }
+  throw new Error('api/web/client not found next to the web routes');
+}
+
+/** Every file of a folder, recursively, as paths relative to it with `/`. */
+function filesIn(root: string, dir = root): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesIn(root, join(dir, e.name)) : [relative(root, join(dir, e.name)).split(sep).join('/')],
+  );
+}
+
+/** The headers of the page and of every file it loads (its import map is the one inline script allowed). */
+export const WEB_HEADERS = pageHeaders([IMPORT_MAP_HASH]);
+
+/** A GET handler for a file read on first use and kept (the files are small and do not change while running). */
+function fileHandler(type: string, read: () => string | Buffer): AppHandler {
+  let cached: Asset | undefined;
+  return (c) => serveAsset(c, (cached ??= asset(type, read())), WEB_HEADERS);
+}
+
+/**
+ * The web interface (outside the /v1 API): the page at `/`, its files under `/web/`, and the libraries under
+ * `/web/vendor/`. They hold no data and need no session; the page logs in through /v1/login like every client.
+ */
+export function webRoutes(router: Router): void {
+  router.resource('/', { GET: fileHandler('text/html; charset=utf-8', () => PAGE_HTML) }, { public: true });
+  const folder = clientFolder();
+  for (const name of filesIn(folder)) {
+    const type = contentType(name);
+    if (type) router.resource(`/web/${name}`, { GET: fileHandler(type, () => readFileSync(join(folder, name))) }, { public: true });
+  }
+  for (const v of VENDOR_FILES) {
+    const path = packageFile(v.pkg, v.file);
+    router.resource(v.path, { GET: fileHandler(contentType(v.path)!, () => readFileSync(path)) }, { public: true });
+  }
+}

@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+
+/**
+ * The browser of the browser tests, with nothing to install beyond `npm install`: Chromium from the npm package
+ * @sparticuz/chromium (it ships the binary and unpacks it into the temp directory on first use), driven by
+ * playwright-core (which downloads nothing). A Chromium named by CHROMIUM_PATH, or a system one (Debian's
+ * /usr/bin/chromium), is preferred when present.
+ */
+
+const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+const SYSTEM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/**
+ * @sparticuz/chromium's flags for serverless functions that do not fit here: no same-origin policy and mixed
+ * content (the browser would be unlike a user's), and one process (closing one context would end the browser).
+ */
+const UNFIT = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
+const UNPACK_LOCK = join(tmpdir(), 'cc-chromium-unpack.lock');
+const LOCK_STALE_MS = 120_000;
+
+/** Runs `work` while holding a lock shared by every test process (a directory: mkdir either creates it or fails). */
+async function withLock<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      await mkdir(UNPACK_LOCK);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = Date.now() - (await stat(UNPACK_LOCK).then((s) => s.mtimeMs, () => Date.now()));
+      if (age > LOCK_STALE_MS) await rm(UNPACK_LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(UNPACK_LOCK, { recursive: true, force: true });
+  }
+}
+
+/** Which browser the tests use, and how it is started. */
+export async function browserToUse(): Promise<{ executablePath: string; args: string[]; source: string; env?: Record<string, string> }> {
+  const named = process.env.CHROMIUM_PATH;
+  if (named) return { executablePath: named, args: SYSTEM_ARGS, source: 'CHROMIUM_PATH' };
+  const system = SYSTEM_CHROMIUMS.find((p) => existsSync(p));
+  if (system) return { executablePath: system, args: SYSTEM_ARGS, source: 'system' };
+  const { default: packaged } = await import('@sparticuz/chromium');
+  // Unpacked once per machine (into the temp directory); two test files must not unpack it at the same time.
+  const executablePath = await withLock(() => packaged.executablePath());
+  // A machine without system fonts uses the fonts the package unpacked.
+  const env = existsSync('/usr/share/fonts') ? undefined : { FONTCONFIG_PATH: join(tmpdir(), 'fonts') };
+  return { executablePath, args: packaged.args.filter((a) => !UNFIT.has(a)), source: '@sparticuz/chromium', ...(env ? { env } : {}) };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const { executablePath, args, env } = await browserToUse();
+  return chromium.launch({ executablePath, args, headless: true, ...(env ? { env: { ...process.env, ...env } as Record<string, string> } : {}) });
+}
+
+/** Problems a page must not have: script errors, failed loads, requests to other origins, CSP violations. */
+export interface WatchedPage {
+  page: Page;
+  problems: string[];
+}
+
+/** A new page in its own context (its own storage) that records its problems; `origin` is the only allowed one. */
+export async function openPage(browser: Browser, origin: string, options: BrowserContextOptions = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB', ...options });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) problems.push(`request elsewhere: ${r.url()}`);
+  });
+  return { page, problems };
+}
