@@ -182,6 +182,7 @@ export async function benchSafety(root: string): Promise<boolean> {
   let rssMax = rssMB(child.pid);
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMB(child.pid))), RSS_SAMPLE_MS);
   let runs: AutocannonRun[] = [];
+  session = await login(base); // (a) left the session idle past its 60 s
   const fromB = await alternating(base, session, async () => {
     runs = LOAD.map((kind) => {
       const run = autocannon({
