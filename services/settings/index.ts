@@ -7,6 +7,8 @@ import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
+import type { MqttOptions } from '../mqtt/options.js';
+import { mqttOptionsOf } from '../mqtt/options.js';
 import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
@@ -348,11 +350,15 @@ const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info',
 
 /**
  * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
- * LOG_LEVEL is set, which wins; see createLogLevel).
+ * LOG_LEVEL is set, which wins; see createLogLevel), MQTT.
  */
-export function applySettings(settings: Pick<Settings, 'get'>, to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'> }): void {
+export function applySettings(
+  settings: Pick<Settings, 'get'>,
+  to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'>; mqtt: { configure(options: MqttOptions): void } },
+): void {
   to.charging.applySettings(chargeSettingsOf(settings));
   to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
   to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
   to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info');
+  to.mqtt.configure(mqttOptionsOf(settings));
 }

@@ -1,0 +1,242 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Aedes } from 'aedes';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+
+/**
+ * Real MQTT brokers for the tests, on a real TCP port on 127.0.0.1: `aedes` in this process (the default, npm only),
+ * or Debian's `mosquitto` (MQTT_TEST_BROKER=mosquitto; .ci/run installs it and runs the MQTT tests again with it).
+ * Both accept the user `charger` with the password `broker-secret-1` and refuse other credentials, and also anonymous
+ * clients (the test subscribers).
+ */
+
+export const BROKER_USER = 'charger';
+export const BROKER_PASSWORD = 'broker-secret-1';
+
+export type BrokerKind = 'aedes' | 'mosquitto';
+
+export const BROKER_KIND: BrokerKind = process.env.MQTT_TEST_BROKER === 'mosquitto' ? 'mosquitto' : 'aedes';
+
+export interface TestBroker {
+  kind: BrokerKind;
+  port: number;
+  url: string;
+  /** Stops the broker (every connection drops, nothing retained survives) and starts it again on the same port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Resolves once something accepts TCP connections on `port` (a broker process starting). */
+async function accepting(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing accepts connections on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startAedes(port: number) {
+  const broker = await Aedes.createBroker({
+    authenticate: (_client, username, password, done) => {
+      if (username === undefined) return done(null, true);
+      const ok = username === BROKER_USER && password?.toString() === BROKER_PASSWORD;
+      if (ok) return done(null, true);
+      const err = Object.assign(new Error('Bad username or password'), { returnCode: 4 });
+      return done(err as never, null);
+    },
+  });
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    broker.handle(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+  };
+}
+
+async function startMosquitto(port: number, dir: string) {
+  const passwords = join(dir, 'passwords');
+  await writeFile(passwords, '');
+  const made = spawnSync('mosquitto_passwd', ['-b', passwords, BROKER_USER, BROKER_PASSWORD]);
+  if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr}`);
+  const conf = join(dir, 'mosquitto.conf');
+  // Anonymous clients are the test's observers; a client that sends a user name must have the right password.
+  await writeFile(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', `password_file ${passwords}`, 'persistence false', 'log_dest stderr', ''].join('\n'));
+  const child: ChildProcess = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await accepting(port);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`mosquitto did not start: ${(err as Error).message}\n${log}`);
+  }
+  return async () => {
+    child.kill('SIGTERM');
+    await exited;
+  };
+}
+
+/** Starts the broker the environment selects on a free port. */
+export async function startBroker(kind: BrokerKind = BROKER_KIND): Promise<TestBroker> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'cc-broker-'));
+  const start = () => (kind === 'mosquitto' ? startMosquitto(port, dir) : startAedes(port));
+  let stop = await start();
+  return {
+    kind,
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    async restart() {
+      await stop();
+      stop = await start();
+    },
+    async stop() {
+      await stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A TCP proxy in front of the broker, the controller's network: `cut()` breaks every connection (the broker sees the
+ * client vanish without a DISCONNECT, so it publishes the Last Will), `refuse(true)` makes new connections fail.
+ */
+export interface Proxy {
+  port: number;
+  url: string;
+  cut(): void;
+  refuse(on: boolean): void;
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetPort: number): Promise<Proxy> {
+  const pairs = new Set<[Socket, Socket]>();
+  let refusing = false;
+  const server = createServer((inbound) => {
+    if (refusing) {
+      inbound.destroy();
+      return;
+    }
+    const outbound = connect(targetPort, '127.0.0.1');
+    const pair: [Socket, Socket] = [inbound, outbound];
+    pairs.add(pair);
+    const end = () => {
+      pairs.delete(pair);
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', end).on('close', end);
+    outbound.on('error', end).on('close', end);
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    cut() {
+      for (const [a, b] of pairs) {
+        a.destroy();
+        b.destroy();
+      }
+      pairs.clear();
+    },
+    refuse(on) {
+      refusing = on;
+    },
+    connections: () => pairs.size,
+    async close() {
+      this.cut();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+/** A test client that records every message on `topics` (retained ones included) and waits for messages. */
+export interface Observer {
+  client: MqttClient;
+  messages: Received[];
+  /** The latest payload on `topic`, or undefined. */
+  last(topic: string): string | undefined;
+  /** Resolves with the first message (from `from` on) that matches; fails after `timeoutMs` of real time. */
+  waitFor(match: (m: Received) => boolean, opts?: { from?: number; timeoutMs?: number; what?: string }): Promise<Received>;
+  publish(topic: string, payload: string, opts?: { retain?: boolean }): Promise<void>;
+  end(): Promise<void>;
+}
+
+export async function observe(url: string, topics: string[], options: IClientOptions = {}): Promise<Observer> {
+  const client = await mqtt.connectAsync(url, { reconnectPeriod: 0, ...options });
+  const messages: Received[] = [];
+  const waiters = new Set<() => void>();
+  client.on('message', (topic, payload, packet) => {
+    messages.push({ topic, payload: payload.toString('utf8'), retain: packet.retain });
+    for (const w of waiters) w();
+  });
+  await client.subscribeAsync(topics, { qos: 1 });
+  return {
+    client,
+    messages,
+    last: (topic) => messages.filter((m) => m.topic === topic).at(-1)?.payload,
+    waitFor(match, { from = 0, timeoutMs = 5_000, what = 'a matching message' } = {}) {
+      const found = () => messages.slice(from).find(match);
+      const now = found();
+      if (now) return Promise.resolve(now);
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = found();
+          if (!m) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(m);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${what}; received: ${JSON.stringify(messages.slice(from).map((m) => [m.topic, m.payload.slice(0, 80)]))}`));
+        }, timeoutMs);
+        waiters.add(check);
+      });
+    },
+    async publish(topic, payload, { retain = false } = {}) {
+      await client.publishAsync(topic, payload, { qos: 1, retain });
+    },
+    async end() {
+      await client.endAsync();
+    },
+  };
+}
