@@ -168,7 +168,11 @@ export const mqttMachine = setup({
           after: {
             interval: [{ guard: 'meterPending', target: 'holding', reenter: true, actions: ['clearPending', 'publishMeter'] }, { target: 'ready' }],
           },
-          on: { METER: { actions: 'markPending' } },
+          on: {
+            METER: { actions: 'markPending' },
+            // A new interval takes effect at once: it runs from now.
+            INTERVAL: { target: 'holding', reenter: true, actions: 'setInterval' },
+          },
         },
       },
     },

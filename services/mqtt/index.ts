@@ -20,6 +20,11 @@ export const KEEPALIVE_S = 30;
 export const MAX_PENDING_COMMANDS = 32;
 /** A graceful end (the `offline` status delivered) is given this long at shutdown. */
 const END_TIMEOUT_MS = 2_000;
+/**
+ * Messages handed to the client and not yet acknowledged, at most (brokers cap what a client may have in flight:
+ * mosquitto takes 20 QoS 2 messages at a time and drops the rest). The others wait, the latest per topic.
+ */
+export const MAX_IN_FLIGHT = 10;
 
 export interface MqttDeps {
   settings: Settings;
@@ -40,6 +45,11 @@ interface Link {
   states: Values;
   meter: Values;
   json: string;
+  /** Messages waiting for a free place in flight: the latest per topic (a command result each its own). */
+  outbox: Map<string, { topic: string; payload: string; retain: boolean }>;
+  inFlight: number;
+  /** Called when the outbox is empty and nothing is in flight. */
+  drained?: () => void;
 }
 
 /**
@@ -66,10 +76,28 @@ export function createMqttService(deps: MqttDeps) {
   const send = (event: Parameters<MqttActor['send']>[0]) => actor?.send(event);
   const online = (): Link | undefined => (link?.connected ? link : undefined);
 
-  function publish(l: Link, topic: string, payload: string, retain: boolean): void {
-    l.client.publish(topic, payload, { qos: l.options.qos, retain }, (err) => {
-      if (err) logger.debug({ topic, err: err.message }, 'MQTT publish failed');
-    });
+  let resultSeq = 0;
+  /** Queues a message; `unique`: not replaced by a later one on the same topic (command results). */
+  function publish(l: Link, topic: string, payload: string, retain: boolean, unique = false): void {
+    const key = unique ? `${topic}\u0000${++resultSeq}` : topic;
+    l.outbox.delete(key);
+    l.outbox.set(key, { topic, payload, retain });
+    pump(l);
+  }
+
+  function pump(l: Link): void {
+    while (l.inFlight < MAX_IN_FLIGHT && l.outbox.size > 0) {
+      const [key, message] = l.outbox.entries().next().value!;
+      l.outbox.delete(key);
+      l.inFlight++;
+      l.client.publish(message.topic, message.payload, { qos: l.options.qos, retain: message.retain }, (err) => {
+        l.inFlight--;
+        if (err) logger.debug({ topic: message.topic, err: err.message }, 'MQTT publish failed');
+        if (l.ended && !l.connected) l.outbox.clear(); // the connection is gone: nothing more goes out
+        pump(l);
+      });
+    }
+    if (l.inFlight === 0 && l.outbox.size === 0) l.drained?.();
   }
 
   /** What is published now (undefined until the core has sent its first state). */
@@ -154,11 +182,20 @@ export function createMqttService(deps: MqttDeps) {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => l.client.end(true, {}, () => resolve()), END_TIMEOUT_MS);
       timer.unref();
-      // Graceful (a DISCONNECT, so the broker does not publish the Last Will: `offline` was said) when connected.
-      l.client.end(!wasConnected, {}, () => {
-        clearTimeout(timer);
-        resolve();
-      });
+      // Graceful (a DISCONNECT once everything queued is out, so the broker does not publish the Last Will: `offline`
+      // was said) when connected.
+      const end = () =>
+        l.client.end(!wasConnected, {}, () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      if (!wasConnected) return end();
+      l.drained = () => {
+        l.drained = undefined;
+        l.connected = false;
+        end();
+      };
+      pump(l);
     });
   }
 
@@ -194,7 +231,7 @@ export function createMqttService(deps: MqttDeps) {
       queueMicrotask(() => send({ type: 'CONNECT_FAILED' }));
       return;
     }
-    const l: Link = { client, options: next, connected: false, ended: false, states: {}, meter: {}, json: '' };
+    const l: Link = { client, options: next, connected: false, ended: false, states: {}, meter: {}, json: '', outbox: new Map(), inFlight: 0 };
     link = l;
     let reason: string | undefined;
     logger.info({ url: next.url, clientId: next.clientId }, 'MQTT: connecting');
@@ -210,6 +247,7 @@ export function createMqttService(deps: MqttDeps) {
     client.on('close', () => {
       if (l.ended) return;
       l.ended = true;
+      l.outbox.clear();
       if (l.connected) {
         l.connected = false;
         logger.warn({ url: next.url, reason }, 'MQTT: connection lost');
@@ -247,7 +285,7 @@ export function createMqttService(deps: MqttDeps) {
 
   function answer(l: Link, result: CommandResult): void {
     logger.info(result, result.success ? 'MQTT command carried out' : 'MQTT command refused');
-    if (!l.ended) publish(l, `${l.options.baseTopic}/result`, JSON.stringify(result), false);
+    if (!l.ended) publish(l, `${l.options.baseTopic}/result`, JSON.stringify(result), false, true);
   }
 
   const commandDeps = {
@@ -269,6 +307,7 @@ export function createMqttService(deps: MqttDeps) {
       link = undefined;
       if (l) {
         l.ended = true;
+        l.outbox.clear();
         l.client.end(true);
       }
     },

@@ -1,7 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { createServer as createTlsServer } from 'node:tls';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Aedes } from 'aedes';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -18,12 +20,20 @@ export const BROKER_PASSWORD = 'broker-secret-1';
 
 export type BrokerKind = 'aedes' | 'mosquitto';
 
+/** Test-only TLS material (test/fixtures/mqtt-tls): the CA file the controller gets as MQTT_CA_FILE. */
+const TLS_DIR = join(import.meta.dirname, '..', 'fixtures', 'mqtt-tls');
+export const TLS_CA_FILE = join(TLS_DIR, 'ca.pem');
+const TLS_CERT_FILE = join(TLS_DIR, 'server.pem');
+const TLS_KEY_FILE = join(TLS_DIR, 'server-key.pem');
+
 export const BROKER_KIND: BrokerKind = process.env.MQTT_TEST_BROKER === 'mosquitto' ? 'mosquitto' : 'aedes';
 
 export interface TestBroker {
   kind: BrokerKind;
   port: number;
   url: string;
+  /** mqtts:// on another port (the test CA's certificate for 127.0.0.1). */
+  tlsUrl: string;
   /** Stops the broker (every connection drops, nothing retained survives) and starts it again on the same port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -56,7 +66,7 @@ async function accepting(port: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
-async function startAedes(port: number) {
+async function startAedes(port: number, tlsPort: number) {
   const broker = await Aedes.createBroker({
     authenticate: (_client, username, password, done) => {
       if (username === undefined) return done(null, true);
@@ -72,28 +82,52 @@ async function startAedes(port: number) {
     socket.on('close', () => sockets.delete(socket));
     broker.handle(socket);
   });
+  const tls = createTlsServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }, (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    broker.handle(socket);
+  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => tls.listen(tlsPort, '127.0.0.1', resolve));
   return async () => {
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => tls.close(() => resolve()));
     await new Promise<void>((resolve) => broker.close(() => resolve()));
   };
 }
 
-async function startMosquitto(port: number, dir: string) {
+async function startMosquitto(port: number, tlsPort: number, dir: string) {
   const passwords = join(dir, 'passwords');
   await writeFile(passwords, '');
   const made = spawnSync('mosquitto_passwd', ['-b', passwords, BROKER_USER, BROKER_PASSWORD]);
   if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr}`);
   const conf = join(dir, 'mosquitto.conf');
   // Anonymous clients are the test's observers; a client that sends a user name must have the right password.
-  await writeFile(conf, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', `password_file ${passwords}`, 'persistence false', 'log_dest stderr', ''].join('\n'));
+  // Started as root, mosquitto would switch to its own user, who cannot read this test's private directory.
+  await writeFile(
+    conf,
+    [
+      `user ${userInfo().username}`,
+      'per_listener_settings false',
+      'allow_anonymous true',
+      `password_file ${passwords}`,
+      'persistence false',
+      'log_dest stderr',
+      `listener ${port} 127.0.0.1`,
+      `listener ${tlsPort} 127.0.0.1`,
+      `certfile ${TLS_CERT_FILE}`,
+      `keyfile ${TLS_KEY_FILE}`,
+      '',
+    ].join('\n'),
+  );
   const child: ChildProcess = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await accepting(port);
+    await accepting(tlsPort);
   } catch (err) {
     child.kill('SIGKILL');
     throw new Error(`mosquitto did not start: ${(err as Error).message}\n${log}`);
@@ -107,13 +141,15 @@ async function startMosquitto(port: number, dir: string) {
 /** Starts the broker the environment selects on a free port. */
 export async function startBroker(kind: BrokerKind = BROKER_KIND): Promise<TestBroker> {
   const port = await freePort();
+  const tlsPort = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'cc-broker-'));
-  const start = () => (kind === 'mosquitto' ? startMosquitto(port, dir) : startAedes(port));
+  const start = () => (kind === 'mosquitto' ? startMosquitto(port, tlsPort, dir) : startAedes(port, tlsPort));
   let stop = await start();
   return {
     kind,
     port,
     url: `mqtt://127.0.0.1:${port}`,
+    tlsUrl: `mqtts://127.0.0.1:${tlsPort}`,
     async restart() {
       await stop();
       stop = await start();
@@ -161,22 +197,23 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  const cut = () => {
+    for (const [a, b] of pairs) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+  };
   return {
     port,
     url: `mqtt://127.0.0.1:${port}`,
-    cut() {
-      for (const [a, b] of pairs) {
-        a.destroy();
-        b.destroy();
-      }
-      pairs.clear();
-    },
+    cut,
     refuse(on) {
       refusing = on;
     },
     connections: () => pairs.size,
     async close() {
-      this.cut();
+      cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -186,6 +223,7 @@ export interface Received {
   topic: string;
   payload: string;
   retain: boolean;
+  qos: number;
 }
 
 /** A test client that records every message on `topics` (retained ones included) and waits for messages. */
@@ -205,10 +243,11 @@ export async function observe(url: string, topics: string[], options: IClientOpt
   const messages: Received[] = [];
   const waiters = new Set<() => void>();
   client.on('message', (topic, payload, packet) => {
-    messages.push({ topic, payload: payload.toString('utf8'), retain: packet.retain });
+    messages.push({ topic, payload: payload.toString('utf8'), retain: packet.retain, qos: packet.qos });
     for (const w of waiters) w();
   });
-  await client.subscribeAsync(topics, { qos: 1 });
+  // QoS 2: every message arrives with the QoS it was published with.
+  if (topics.length > 0) await client.subscribeAsync(topics, { qos: 2 });
   return {
     client,
     messages,
@@ -239,4 +278,18 @@ export async function observe(url: string, topics: string[], options: IClientOpt
       await client.endAsync();
     },
   };
+}
+
+/**
+ * The retained messages on `filter` now, as a new subscriber gets them (a message forwarded live carries no retain
+ * flag in MQTT 3.1.1, so retention is checked this way): topic → payload.
+ */
+export async function retained(url: string, filter: string): Promise<Map<string, string>> {
+  const marker = `test/marker/${Math.random().toString(36).slice(2)}`;
+  const o = await observe(url, [filter, marker]);
+  // The broker sends the retained messages on subscribing, before the marker published after it.
+  await o.publish(marker, 'end');
+  await o.waitFor((m) => m.topic === marker);
+  await o.end();
+  return new Map(o.messages.filter((m) => m.retain && m.topic !== marker).map((m) => [m.topic, m.payload]));
 }
