@@ -170,6 +170,10 @@ export interface Proxy {
   url: string;
   cut(): void;
   refuse(on: boolean): void;
+  /** New connections are accepted and then hang: nothing reaches the broker (an attempt stays pending). */
+  hold(on: boolean): void;
+  /** The held connections go through to the broker now (what they sent meanwhile included). */
+  release(): void;
   connections(): number;
   close(): Promise<void>;
 }
@@ -177,11 +181,9 @@ export interface Proxy {
 export async function startProxy(targetPort: number): Promise<Proxy> {
   const pairs = new Set<[Socket, Socket]>();
   let refusing = false;
-  const server = createServer((inbound) => {
-    if (refusing) {
-      inbound.destroy();
-      return;
-    }
+  let holding = false;
+  const held = new Set<Socket>();
+  const pass = (inbound: Socket) => {
     const outbound = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [inbound, outbound];
     pairs.add(pair);
@@ -194,10 +196,24 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     outbound.on('error', end).on('close', end);
     inbound.pipe(outbound);
     outbound.pipe(inbound);
+  };
+  const server = createServer((inbound) => {
+    if (refusing) {
+      inbound.destroy();
+      return;
+    }
+    if (holding) {
+      held.add(inbound);
+      inbound.on('error', () => {}).on('close', () => held.delete(inbound));
+      return;
+    }
+    pass(inbound);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const cut = () => {
+    for (const socket of held) socket.destroy();
+    held.clear();
     for (const [a, b] of pairs) {
       a.destroy();
       b.destroy();
@@ -210,6 +226,13 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     cut,
     refuse(on) {
       refusing = on;
+    },
+    hold(on) {
+      holding = on;
+    },
+    release() {
+      for (const socket of held) pass(socket);
+      held.clear();
     },
     connections: () => pairs.size,
     async close() {
