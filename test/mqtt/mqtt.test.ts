@@ -430,6 +430,9 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect((await c.api('GET', '/v1/settings?params=MqttPassword')).json).toEqual({ params: [{ MqttPassword: '' }] });
     const inspector = JSON.stringify(c.h.controller.inspector.view());
     expect(inspector).not.toContain(BROKER_PASSWORD);
+    // Nor does the log, the wrong one included.
+    expect(c.h.logs.join('')).not.toContain(BROKER_PASSWORD);
+    expect(c.h.logs.join('')).not.toContain('wrong-password-1');
 
     // The broker saw the client id (aedes reports it; mosquitto's observer cannot ask: the connection is checked).
     expect(c.h.controller.mqtt.state()).toMatchObject({ connection: 'connected' });
