@@ -107,7 +107,8 @@ export function createChargingService(deps: ChargingDeps) {
   const chargePoint: ChargePoint = {
     state(): SystemState {
       const { system, transaction } = state();
-      const second = transaction ? Math.floor(now() / 1000) : -1;
+      // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
+      const second = transaction ? Math.floor((now() - transaction.startedAt) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
       const shown: SystemState = { ...system };
       if (transaction) {

@@ -133,23 +133,23 @@ export function createMqttService(deps: MqttDeps) {
     publish(l, `${l.options.baseTopic}/state`, json, l.options.retain);
   }
 
-  /** The states (at once) on every change; meter values go through the actor's interval. */
-  function stateChanged(): void {
+  /** Publishes what changed in a group, then the JSON state; undefined when not connected or no state yet. */
+  function publishChanged(group: 'states' | 'meter'): { l: Link; now: PublishedInput } | undefined {
     const l = online();
+    if (!l) return undefined; // nothing computed while MQTT is not connected
     const now = input();
-    if (!l || !now) return;
-    publishGroup(l, 'states', stateValues(now), false);
+    if (!now) return undefined;
+    publishGroup(l, group, group === 'states' ? stateValues(now) : meterValues(now), false);
     publishJson(l, now, false);
-    const meter = meterValues(now);
-    if (Object.entries(meter).some(([topic, payload]) => l.meter[topic] !== payload)) send({ type: 'METER' });
+    return { l, now };
   }
 
-  function publishMeter(): void {
-    const l = online();
-    const now = input();
-    if (!l || !now) return;
-    publishGroup(l, 'meter', meterValues(now), false);
-    publishJson(l, now, false);
+  /** The states (at once) on every change; meter values go through the actor's interval (METER). */
+  function stateChanged(): void {
+    const published = publishChanged('states');
+    if (!published) return;
+    const { l, now } = published;
+    if (Object.entries(meterValues(now)).some(([topic, payload]) => l.meter[topic] !== payload)) send({ type: 'METER' });
   }
 
   /** Everything, afresh (a new connection, retain switched). */
@@ -323,7 +323,7 @@ export function createMqttService(deps: MqttDeps) {
     },
     announce: () => publishDiscovery(true),
     withdraw: () => publishDiscovery(false),
-    publishMeter: () => publishMeter(),
+    publishMeter: () => void publishChanged('meter'),
     applyLimit: ({ context }: { context: MqttContext }) => {
       if (context.limitA !== null) charging.setLoadLimit(context.limitA);
       afterTransition();
