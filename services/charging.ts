@@ -42,6 +42,7 @@ export function createChargingService(deps: ChargingDeps) {
   let latest: CoreState | undefined;
   /** Bumped with every state from the core, so polling clients get a cached answer. */
   let version = 0;
+  const watchers = new Set<() => void>();
 
   // The core's transaction effects are persisted in order (a checkpoint never overtakes its start); failures logged.
   let queue: Promise<void> = Promise.resolve();
@@ -106,7 +107,8 @@ export function createChargingService(deps: ChargingDeps) {
   const chargePoint: ChargePoint = {
     state(): SystemState {
       const { system, transaction } = state();
-      const second = transaction ? Math.floor(now() / 1000) : -1;
+      // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
+      const second = transaction ? Math.floor((now() - transaction.startedAt) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
       const shown: SystemState = { ...system };
       if (transaction) {
@@ -158,6 +160,18 @@ export function createChargingService(deps: ChargingDeps) {
     onState(next: CoreState): void {
       latest = next;
       version++;
+      for (const watcher of watchers) {
+        try {
+          watcher();
+        } catch (err) {
+          logger.error({ err }, 'a watcher of the charge point failed');
+        }
+      }
+    },
+
+    /** Calls `watcher` after every state from the core (MQTT publishes from it). */
+    watch(watcher: () => void): void {
+      watchers.add(watcher);
     },
     /** A transaction effect of the core, to persist. */
     onTransaction: persist,

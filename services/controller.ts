@@ -7,7 +7,8 @@ import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
-import { controllerMachine, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { controllerMachine, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { mqttMachine } from '../machines/mqtt.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
@@ -22,6 +23,7 @@ import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createMqttService, type MqttService } from './mqtt/index.js';
 import { createNfcService, type NfcService } from './nfc.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createDashboard } from './settings/dashboard.js';
@@ -82,6 +84,8 @@ export interface Controller {
   inspector: Inspector;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
+  /** The MQTT link (docs/mqtt.md), beside the API. */
+  mqtt: MqttService;
   metrics: Metrics;
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
@@ -204,10 +208,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger });
+  const mqtt = createMqttService({ settings, charging, logger, caFile: config.mqttCaFile });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
+      mqtt: mqttMachine.provide({ actions: mqtt.actions }),
     },
   });
   const inspector = createInspector({ now: () => clock.now() });
@@ -231,8 +237,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
-  applySettings(settings, { charging, logLevel, nfc });
-  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
+  mqtt.attach(root.system.get('mqtt') as MqttActor);
+  applySettings(settings, { charging, logLevel, nfc, mqtt });
+  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc, mqtt }));
 
   const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
@@ -259,6 +266,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     charging,
     inspector,
     nfc,
+    mqtt,
     metrics,
     settings,
     reader,
@@ -267,6 +275,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       (closing ??= (async () => {
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
+        await mqtt.stop(); // `offline` on the status topic before the charge point stops
         stopReading();
         await charging.stop();
         nfc.stop();

@@ -53,10 +53,16 @@ export interface Charger {
 
 /** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
 export async function startCharger(
-  opts: { dataDir?: string; inspect?: (e: InspectionEvent) => void; chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware } = {},
+  opts: {
+    dataDir?: string;
+    env?: Record<string, string>;
+    inspect?: (e: InspectionEvent) => void;
+    chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware;
+  } = {},
 ): Promise<Charger> {
   const h = await startHarness({
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
     ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
     inspect: (e) => {
       record(e);

@@ -126,6 +126,11 @@ function Field({ field, value, editable, cause, onChange }) {
       </div>
       <${FieldNotes} field=${field} editable=${editable} cause=${cause} />
     </fieldset>`;
+  } else if (field.writeOnly) {
+    // A password: never shown (the controller sends it empty); typing a new one replaces the stored one.
+    const [, max] = field.validation ? field.validation.length : [];
+    const state = t(field.isSet ? 'settings.secretSet' : 'settings.secretUnset');
+    control = html`<input id=${id} type="password" autocomplete="new-password" maxlength=${max} value=${value} placeholder=${state} title=${state} onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
   } else {
     const [, max] = field.validation ? field.validation.length : [];
     control = html`<input id=${id} type="text" maxlength=${max} value=${value} spellcheck="false" onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
