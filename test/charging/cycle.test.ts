@@ -681,8 +681,6 @@ describe('persistence of the active transaction', () => {
 it('together the scenarios took every transition of docs/charge-cycle.md', () => {
   const table = transitionTable(chargeCycleMachine).map((r) => r.key);
   const done = taken.get('chargeCycle') ?? new Set();
-  // Only reachable when the controller starts with a CP fault present: covered by test/machines/charge-cycle.test.ts.
-  const bootOnly = ['operative.route | always | blocked | faulted'];
-  const missing = table.filter((k) => !done.has(k) && !bootOnly.includes(k));
+  const missing = table.filter((k) => !done.has(k));
   expect(missing, 'transitions no scenario took').toEqual([]);
 });
