@@ -154,8 +154,11 @@ export function toDot(machine: AnyStateMachine): string {
   const title = machine.root.type === 'parallel' ? `${machine.id} (parallel)` : machine.id;
   out.push(`  label=${dotString([title, ...rootDetails].join('\n'))};`);
 
-  /** Where an edge to or from a state attaches: the state's node, or the anchor inside its cluster. */
-  const anchorOf = (node: AnyStateNode) => (isCompound(node) ? `anchor:${statePath(node)}` : statePath(node));
+  /**
+   * Where an edge to or from a state attaches: the state's node, or the anchor inside its cluster (its initial dot);
+   * for the machine itself (a rule of the root, taken in every state), the chart's initial dot.
+   */
+  const anchorOf = (node: AnyStateNode) => (node === machine.root ? 'initial' : isCompound(node) ? `anchor:${statePath(node)}` : statePath(node));
 
   const emitInitial = (node: AnyStateNode, indent: string, id: string) => {
     const target = node.initial?.target?.[0];
@@ -204,7 +207,7 @@ export function toDot(machine: AnyStateMachine): string {
     row.targets.forEach((targetPath, k) => {
       const target = nodes.get(targetPath)!;
       const attrs = [`id=${dotString(`transition-${i + 1}${k ? `-${k + 1}` : ''}`)}`, `label=${dotString(transitionLabel(machine, row))}`];
-      if (isCompound(source)) attrs.push(`ltail=${dotString(`cluster_${row.source}`)}`);
+      if (isCompound(source) && source !== machine.root) attrs.push(`ltail=${dotString(`cluster_${row.source}`)}`);
       if (isCompound(target) && target !== source) attrs.push(`lhead=${dotString(`cluster_${targetPath}`)}`);
       if (row.trigger === 'always') attrs.push('style=dashed');
       out.push(`  ${dotString(anchorOf(source))} -> ${dotString(anchorOf(target))} [${attrs.join(', ')}];`);
