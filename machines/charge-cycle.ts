@@ -5,7 +5,7 @@ import { assign, not, setup, type SnapshotFrom } from 'xstate';
  *
  * Inputs are events: the debounced control-pilot level (PILOT), RFID tags already checked against the whitelist
  * (TAG), settings (SETTINGS), the external load-management limit (LOAD_LIMIT) and hardware faults found by the
- * supervising service (FAULT). PILOT, SETTINGS, LOAD_LIMIT and FAULT only update the context; every state reacts to
+ * supervising service (FAULT). PILOT, SETTINGS, LOAD_LIMIT and FAULT only update the context; the states react to
  * the context with eventless transitions, so a reading means the same thing whichever state it arrives in.
  *
  * Outputs are declarative: state tags say what the hardware must do (`pwm`: announce the allowed current,
@@ -115,50 +115,62 @@ export function stopReasonOf(event: ChargeEvent): StopReason {
   return 'Other';
 }
 
-/**
- * Checked first in every stable state (and at start): a fault leads to `faulted`, disabled charging to `unavailable`. Being first, they
- * win over any transition that would close the contactor in the same step.
- */
-const SAFETY = [
-  { guard: 'blocked', target: '#chargeCycle.faulted' },
-  { guard: 'disabled', target: '#chargeCycle.unavailable' },
-] as const;
+/** A fault that ends a session is present: CP E or F (the vehicle connection itself is in doubt), or a contactor fault. */
+function unsafe(ctx: Pick<ChargeContext, 'pilot' | 'faults'>): boolean {
+  return ctx.pilot === 'e' || ctx.pilot === 'f' || ctx.faults.some((f) => UNSAFE_FAULTS.includes(f));
+}
+
+/** No fault and charging enabled: the only condition under which the charge cycle's flow moves. */
+export function operable(ctx: Pick<ChargeContext, 'pilot' | 'settings' | 'faults'>): boolean {
+  return pilotFault(ctx) === null && ctx.faults.length === 0 && ctx.settings.chargingEnabled;
+}
 
 /**
- * The same checks while a transaction runs: an unsafe fault ends it (`faulted`), a recoverable one suspends it
- * (`suspended`: contactor open, PWM off, cable still locked) until the cause clears.
+ * A guard of the flow (plug-in, authorization, EV request, available current): it holds only while the charge point
+ * is operable. XState selects eventless transitions from the innermost active state outward, so a rule of an
+ * enclosing state (a fault, disabling) is reached only when no inner state's transition is enabled. With every flow
+ * guard false while a fault or disabling is present, those rules are the only ones that can be taken then: before
+ * anything else, in the step that found them (a fault never lets the contactor close, nor a transaction start).
  */
-const SAFETY_IN_TRANSACTION = [
-  { guard: 'unsafe', target: '#chargeCycle.faulted' },
-  { guard: 'blocked', target: '#chargeCycle.operative.session.transaction.suspended' },
-  { guard: 'disabled', target: '#chargeCycle.unavailable' },
-] as const;
+const flow =
+  (holds: (ctx: ChargeContext) => boolean) =>
+  ({ context }: { context: ChargeContext }): boolean =>
+    operable(context) && holds(context);
+
+/** The guards of the flow (`flow`): each also requires no fault and charging enabled. */
+export const FLOW_GUARDS = ['plugged', 'unplugged', 'authorized', 'requesting', 'notRequesting', 'currentAvailable', 'currentUnavailable'] as const;
 
 /** What each guard means, for the generated transition table (docs/charge-cycle.md). */
 export const GUARD_DESCRIPTIONS: Record<string, string> = {
   blocked: 'a CP fault (E, F, or D without ventilation) or a hardware fault (contactor, overtemperature) is present',
-  unsafe: 'a fault that ends the session is present: CP E or F, a welded contactor or one that does not close',
   disabled: 'charging is disabled by setting',
-  unplugged: 'CP level A (no vehicle)',
+  suspends:
+    'a fault that suspends a transaction is present (overtemperature, D without ventilation), none that ends it (CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
   plugged: 'CP level B, C or D (vehicle connected)',
+  unplugged: 'CP level A (no vehicle)',
+  authorized: 'an authorization is held (a tag presented before plug-in), or free charging is enabled (no tag needed)',
   requesting: 'CP level C, or D where ventilation is available (the EV asks for energy)',
   notRequesting: 'CP level B (the EV does not ask for energy)',
   currentAvailable: 'allowed current (maximum current setting, lowered by load management) is 6 A or more',
   currentUnavailable: 'allowed current is below 6 A',
-  freeCharging: 'free charging is enabled (no tag needed)',
-  authorized: 'an authorization is held (tag presented before plug-in)',
   knownTag: 'the tag is in the local whitelist',
   sessionTag: 'the tag is the one that authorized the session',
   otherKnownTag: 'a whitelisted tag other than the session tag',
 };
 
-/** A tag while no authorization is held: a whitelisted one authorizes (with feedback), any other is refused. */
-const authorizeOrRefuse = <T extends string>(target: T) =>
-  [{ guard: 'knownTag', target, actions: ['authorizeByTag', 'acceptTag'] }, { actions: 'refuseTag' }] as const;
-
 /** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
 const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
 
+/**
+ * Each rule is one transition of the state that encloses every state it applies to:
+ * - `operative`: a fault leads to `faulted`, else disabling to `unavailable` (a present fault wins);
+ * - `operative.available` / `operative.session`: plugging in starts a session, unplugging ends it; a whitelisted tag
+ *   authorizes (before plug-in) or starts a transaction, in every state without a tag rule of its own;
+ * - `operative.session.transaction`: a recoverable fault suspends it (`suspended` stays while the fault lasts);
+ * - the root: the inputs update the context, and a tag no state takes is refused.
+ * Priority follows from the structure: inner rules are reached first, and the flow's guards (FLOW_GUARDS) are false
+ * while a fault or disabling is present, so in every state the fault and disabling rules come first.
+ */
 export const chargeCycleMachine = setup({
   types: {
     context: {} as ChargeContext,
@@ -196,22 +208,24 @@ export const chargeCycleMachine = setup({
         return auth;
       },
     }),
-    authorizeFree: assign({ authorization: () => ({}) }),
     clearAuthorization: assign({ authorization: null }),
   },
   guards: {
     blocked: ({ context }) => pilotFault(context) !== null || context.faults.length > 0,
-    unsafe: ({ context }) => context.pilot === 'e' || context.pilot === 'f' || context.faults.some((f) => UNSAFE_FAULTS.includes(f)),
     disabled: ({ context }) => !context.settings.chargingEnabled,
-    unplugged: ({ context }) => context.pilot === 'a',
-    plugged: ({ context }) => context.pilot === 'b' || context.pilot === 'c' || context.pilot === 'd',
-    /** The EV asks for energy: C, or D where ventilation is available (otherwise D is blocked). */
-    requesting: ({ context }) => context.pilot === 'c' || context.pilot === 'd',
-    notRequesting: ({ context }) => context.pilot === 'b',
-    currentAvailable: ({ context }) => allowedCurrentA(context) >= MIN_CHARGE_CURRENT_A,
-    currentUnavailable: ({ context }) => allowedCurrentA(context) < MIN_CHARGE_CURRENT_A,
-    freeCharging: ({ context }) => context.settings.freeCharging,
-    authorized: ({ context }) => context.authorization !== null,
+    suspends: ({ context }) =>
+      context.pilot !== 'a' &&
+      context.settings.chargingEnabled &&
+      (pilotFault(context) === 'ventilation' || context.faults.includes('overtemperature')) &&
+      !unsafe(context),
+    plugged: flow((c) => c.pilot === 'b' || c.pilot === 'c' || c.pilot === 'd'),
+    unplugged: flow((c) => c.pilot === 'a'),
+    authorized: flow((c) => c.authorization !== null || c.settings.freeCharging),
+    // C, or D (where ventilation is available: without it D is a fault, and no flow guard holds).
+    requesting: flow((c) => c.pilot === 'c' || c.pilot === 'd'),
+    notRequesting: flow((c) => c.pilot === 'b'),
+    currentAvailable: flow((c) => allowedCurrentA(c) >= MIN_CHARGE_CURRENT_A),
+    currentUnavailable: flow((c) => allowedCurrentA(c) < MIN_CHARGE_CURRENT_A),
     knownTag: ({ event }) => event.type === 'TAG' && event.known,
     sessionTag: ({ context, event }) => event.type === 'TAG' && event.id === context.authorization?.tagId,
     otherKnownTag: ({ context, event }) => event.type === 'TAG' && event.known && event.id !== context.authorization?.tagId,
@@ -222,6 +236,9 @@ export const chargeCycleMachine = setup({
   },
 }).createMachine({
   id: 'chargeCycle',
+  // A step takes at most 6 microsteps (a fault clears with the vehicle asking for energy and free charging on): a
+  // rule that looped would throw instead of holding the core's thread.
+  options: { maxIterations: 50 },
   context: ({ input }) => ({
     pilot: input.pilot ?? 'a',
     settings: { ...DEFAULT_CHARGE_SETTINGS, ...input.settings },
@@ -234,72 +251,51 @@ export const chargeCycleMachine = setup({
     SETTINGS: { actions: 'assignSettings' },
     LOAD_LIMIT: { actions: 'assignLoadLimit' },
     FAULT: { actions: 'assignFault' },
+    TAG: { actions: 'refuseTag' },
   },
   initial: 'operative',
   states: {
+    /** Neither faulted nor disabled. Entered at start and on the way back; the vehicle's presence decides where. */
     operative: {
-      initial: 'route',
+      initial: 'available',
+      always: [
+        { guard: 'blocked', target: 'faulted' },
+        { guard: 'disabled', target: 'unavailable' },
+      ],
       states: {
-        /** Start, and the way back from a fault or unavailability: by the vehicle's presence. */
-        route: {
-          always: [...SAFETY, { guard: 'unplugged', target: 'available' }, { target: 'session' }],
-        },
-
         /** No vehicle (CP A). An authorization may be presented first and is held for `authTimeout`. */
         available: {
           initial: 'idle',
-          always: [{ guard: 'plugged', target: 'session' }],
+          always: { guard: 'plugged', target: 'session' },
+          // A whitelisted tag authorizes, also while another is held (the hold starts again).
+          on: { TAG: { guard: 'knownTag', target: '.authorized', actions: ['authorizeByTag', 'acceptTag'] } },
           states: {
             idle: {
               meta: meta({ systemState: 'idle', authState: 'not_authorized_for_charging', ocppState: 'available' }),
               entry: 'clearAuthorization',
-              always: [...SAFETY],
-              on: {
-                TAG: authorizeOrRefuse('authorized'),
-              },
             },
             authorized: {
               meta: meta({ systemState: 'idle', authState: 'authorized_for_charging', ocppState: 'preparing' }),
-              always: [...SAFETY],
               after: { authTimeout: 'expired' },
-              on: {
-                TAG: [
-                  { guard: 'sessionTag', target: 'idle', actions: 'acceptTag' },
-                  { guard: 'knownTag', target: 'authorized', reenter: true, actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
-                ],
-              },
+              on: { TAG: { guard: 'sessionTag', target: 'idle', actions: 'acceptTag' } },
             },
             expired: {
               meta: meta({ systemState: 'idle', authState: 'auth_timeout', ocppState: 'available' }),
               entry: 'clearAuthorization',
-              always: [...SAFETY],
-              on: {
-                TAG: authorizeOrRefuse('authorized'),
-              },
             },
           },
         },
 
         /** A vehicle is connected (CP B, C or D). Unplugging (A) ends the session from any of its states. */
         session: {
-          initial: 'route',
-          always: [{ guard: 'unplugged', target: 'available' }],
+          initial: 'waitForAuth',
+          always: { guard: 'unplugged', target: 'available' },
+          // A whitelisted tag starts a transaction where no state has a tag rule of its own (waiting, finished).
+          on: { TAG: { guard: 'knownTag', target: '.transaction', actions: ['authorizeByTag', 'acceptTag'] } },
           states: {
-            // Entered from a state whose SAFETY check has just passed, so no fault can be pending here.
-            route: {
-              always: [
-                { guard: 'authorized', target: 'transaction' },
-                { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' },
-                { target: 'waitForAuth' },
-              ],
-            },
             waitForAuth: {
               meta: meta({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing' }),
-              always: [...SAFETY, { guard: 'freeCharging', target: 'transaction', actions: 'authorizeFree' }],
-              on: {
-                TAG: authorizeOrRefuse('transaction'),
-              },
+              always: { guard: 'authorized', target: 'transaction' },
             },
 
             /** Plugged in and authorized: the transaction runs, the cable is locked. */
@@ -307,29 +303,20 @@ export const chargeCycleMachine = setup({
               tags: ['locked'],
               entry: { type: 'startTransaction', params: ({ context }) => context.authorization ?? {} },
               exit: [{ type: 'stopTransaction', params: ({ event }) => ({ reason: stopReasonOf(event) }) }, 'clearAuthorization'],
-              initial: 'route',
+              initial: 'ready',
+              always: { guard: 'suspends', target: '.suspended' },
               on: {
                 TAG: [
                   { guard: 'sessionTag', target: 'finished', actions: 'acceptTag' },
                   { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
-                  { actions: 'refuseTag' },
                 ],
               },
               states: {
-                // Entered from a state whose SAFETY check has just passed.
-                route: {
-                  always: [
-                    { guard: 'currentUnavailable', target: 'evsePaused' },
-                    { guard: 'requesting', target: 'charging' },
-                    { target: 'ready' },
-                  ],
-                },
                 /** PWM announces the allowed current; the EV has not asked for energy yet. */
                 ready: {
                   tags: ['pwm'],
                   meta: meta({ systemState: 'connected', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
-                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'currentUnavailable', target: 'evsePaused' },
                     { guard: 'requesting', target: 'charging' },
                   ],
@@ -338,7 +325,6 @@ export const chargeCycleMachine = setup({
                   tags: ['pwm', 'contactor'],
                   meta: meta({ systemState: 'charging', authState: 'authorized_for_charging', ocppState: 'charging' }),
                   always: [
-                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'notRequesting', target: 'evPaused' },
                     { guard: 'currentUnavailable', target: 'pausing' },
                   ],
@@ -349,7 +335,6 @@ export const chargeCycleMachine = setup({
                   tags: ['pwm'],
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
-                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'currentUnavailable', target: 'evsePaused' },
                     { guard: 'requesting', target: 'charging' },
                   ],
@@ -359,7 +344,6 @@ export const chargeCycleMachine = setup({
                   tags: ['contactor'],
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
                   always: [
-                    ...SAFETY_IN_TRANSACTION,
                     { guard: 'notRequesting', target: 'evsePaused' },
                     { guard: 'currentAvailable', target: 'charging' },
                   ],
@@ -369,19 +353,17 @@ export const chargeCycleMachine = setup({
                 /** No current available: PWM off, contactor open, until load management allows 6 A again. */
                 evsePaused: {
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
-                  always: [...SAFETY_IN_TRANSACTION, { guard: 'currentAvailable', target: 'route' }],
+                  always: { guard: 'currentAvailable', target: 'ready' },
                 },
                 /**
                  * A recoverable fault (overtemperature, D without ventilation): PWM off, contactor open, the cable
-                 * stays locked and the transaction goes on; charging resumes by itself once every cause is gone.
+                 * stays locked and the transaction goes on; charging resumes by itself once every cause is gone. Its
+                 * rule without a target holds it while the fault lasts: being innermost, it is reached before the
+                 * enclosing states' fault rules (a step that changes nothing ends there).
                  */
                 suspended: {
                   meta: meta({ systemState: 'error', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
-                  always: [
-                    { guard: 'unsafe', target: '#chargeCycle.faulted' },
-                    { guard: 'disabled', target: '#chargeCycle.unavailable' },
-                    { guard: not('blocked'), target: 'route' },
-                  ],
+                  always: [{ guard: 'plugged', target: 'ready' }, { guard: 'suspends' }],
                 },
               },
             },
@@ -390,17 +372,13 @@ export const chargeCycleMachine = setup({
             stopping: {
               tags: ['contactor'],
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
-              always: [...SAFETY, { guard: 'notRequesting', target: 'finished' }],
+              always: { guard: 'notRequesting', target: 'finished' },
               after: { powerCut: 'finished' },
               on: { TAG: { actions: 'refuseTag' } },
             },
             /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag starts a new one. */
             finished: {
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
-              always: [...SAFETY],
-              on: {
-                TAG: authorizeOrRefuse('transaction'),
-              },
             },
           },
         },
@@ -415,15 +393,13 @@ export const chargeCycleMachine = setup({
         { guard: 'blocked', target: 'faulted' },
         { guard: not('disabled'), target: 'operative' },
       ],
-      on: { TAG: { actions: 'refuseTag' } },
     },
 
     /** A CP error or a hardware fault: contactor open, PWM off, cable unlocked. Returns once every cause is gone. */
     faulted: {
       meta: meta({ systemState: 'error', authState: 'not_authorized_for_charging', ocppState: 'faulted' }),
       entry: 'clearAuthorization',
-      always: [{ guard: not('blocked'), target: 'operative' }],
-      on: { TAG: { actions: 'refuseTag' } },
+      always: { guard: not('blocked'), target: 'operative' },
     },
   },
 });

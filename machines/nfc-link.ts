@@ -142,25 +142,21 @@ export const nfcLinkMachine = setup({
       states: {
         phone: {
           initial: 'activated',
-          on: { 'PHONE.RELEASED': '.listening' },
+          // Every activation starts with nothing selected.
+          on: { 'PHONE.RELEASED': '.listening', 'PHONE.ACTIVATED': { target: '.activated', actions: 'clearSelection' } },
           states: {
-            listening: { on: { 'PHONE.ACTIVATED': { target: 'activated', actions: 'clearSelection' } } },
+            listening: {},
             activated: { on: { 'TAG.APP_SELECTED': 'selected' } },
-            selected: { on: { 'PHONE.ACTIVATED': { target: 'activated', actions: 'clearSelection' } } },
+            selected: {},
           },
         },
         exchange: {
           initial: 'idle',
+          // A committed request is submitted, unless the state has a rule of its own (one is outstanding: refused).
+          on: { 'TAG.COMMIT': { target: '.pending', actions: { type: 'submit', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) } } },
           states: {
-            idle: {
-              on: {
-                'TAG.WRITE_STARTED': 'writing',
-                'TAG.COMMIT': { target: 'pending', actions: { type: 'submit', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) } },
-              },
-            },
-            writing: {
-              on: { 'TAG.COMMIT': { target: 'pending', actions: { type: 'submit', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) } } },
-            },
+            idle: { on: { 'TAG.WRITE_STARTED': 'writing' } },
+            writing: {},
             pending: {
               initial: 'held',
               on: {

@@ -43,23 +43,19 @@ export const pairingMachine = setup({
 }).createMachine({
   id: 'pairing',
   context: { tag: null, lastEnable: null },
+  // Enabling (re)starts pairing from either state (the 60 s start again); refused unless the charge point is idle.
+  on: {
+    ENABLE: [
+      { guard: 'chargePointIdle', target: '.on', actions: ['clearTag', 'enabled'] },
+      { actions: 'refused' },
+    ],
+  },
   initial: 'off',
   states: {
-    off: {
-      on: {
-        ENABLE: [
-          { guard: 'chargePointIdle', target: 'on', actions: ['clearTag', 'enabled'] },
-          { actions: 'refused' },
-        ],
-      },
-    },
+    off: {},
     on: {
       after: { pairingDuration: 'off' },
       on: {
-        ENABLE: [
-          { guard: 'chargePointIdle', target: 'on', reenter: true, actions: ['clearTag', 'enabled'] },
-          { actions: 'refused' },
-        ],
         TAG: {
           target: 'off',
           actions: ['storeTag', { type: 'beep', params: ({ event }) => ({ count: event.known ? 2 : 1 }) }],

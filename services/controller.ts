@@ -18,7 +18,7 @@ import type { Config } from './config.js';
 import { startCoreLink, type CoreEvent } from './core/link.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
 import type { InspectRecord } from './inspection.js';
-import { createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
+import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
@@ -163,6 +163,14 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const settings = await createSettings(database, { now, computed: () => computedValues(now) });
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
 
+  const inspector = createInspector({
+    now: () => clock.now(),
+    summary: () => {
+      const state = charging.coreState();
+      return state && chargeSummary(state);
+    },
+  });
+
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
   const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
   let coreObserver: ((record: InspectRecord) => void) | undefined;
@@ -171,6 +179,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       case 'state':
         charging.onState(event.state);
         coreSnapshots.set('chargeCycle', event.state.chargeCycle);
+        inspector.summaryChanged();
         return;
       case 'transaction':
         return charging.onTransaction(event);
@@ -216,7 +225,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
       mqtt: mqttMachine.provide({ actions: mqtt.actions }),
     },
   });
-  const inspector = createInspector({ now: () => clock.now() });
   const root = createActor(machine, { clock, ...(options.inspect ? { inspect: options.inspect } : {}) });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();

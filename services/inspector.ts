@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AnyActorRef, StateValue } from 'xstate';
 import type { Role } from '../db/schema.js';
-import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
+import { allowedCurrentA, chargeCycleMachine, stateMeta, type ChargeContext } from '../machines/charge-cycle.js';
 import { backoffMs, type MqttContext } from '../machines/mqtt.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
 import { transitionTable, triggerOf } from '../machines/transitions.js';
 import { roleAtLeast } from './accounts.js';
+import type { CoreState } from './core/protocol.js';
+import { hmiState } from './hmi.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
 import { chartedMachines, type ChartedMachine } from './machine-charts.js';
 
@@ -61,12 +63,55 @@ export interface EventView {
   detail?: Record<string, unknown>;
 }
 
-export type InspectorMessage = { kind: 'actor'; actor: ActorView } | { kind: 'event'; event: EventView };
+/** The charge point at a glance, for the summary strip of the page. */
+export interface ChargeSummary {
+  /** The state in words (the status LEDs' names: Available, Charging, Paused by vehicle, Error, …). */
+  state: string;
+  systemState: string;
+  ocppState: string;
+  /** The CP level (A to F). */
+  pilot: string;
+  /** The current the PWM announces (A); null while it is off. */
+  announcedA: number | null;
+  contactorClosed: boolean;
+  /** Power (kW) and energy (kWh) of the running transaction; null without one. */
+  powerKW: number | null;
+  energyKWh: number | null;
+  /** The tag and user of the running transaction, else of an authorization held before plug-in. */
+  tagId: string | null;
+  userId: string | null;
+  messages: Array<{ severity: string; errorCode: string; message: string }>;
+}
+
+/** The summary of the charge point's state as the core sent it last. */
+export function chargeSummary(core: CoreState): ChargeSummary {
+  const { system, transaction, chargeCycle } = core;
+  const held = chargeCycle.context.authorization;
+  // The state in words without `Reading card`, which only overlays it on the LEDs for a moment.
+  const meta = stateMeta(chargeCycleMachine.resolveState({ value: chargeCycle.value, context: chargeCycle.context }));
+  return {
+    state: hmiState(meta, false),
+    systemState: system.systemState,
+    ocppState: system.ocppState,
+    pilot: chargeCycle.context.pilot.toUpperCase(),
+    announcedA: core.outputs.pwmA,
+    contactorClosed: core.outputs.contactorClosed,
+    powerKW: transaction ? transaction.power / 1000 : null,
+    energyKWh: transaction ? transaction.consumption / 1000 : null,
+    tagId: transaction?.tagId ?? held?.tagId ?? null,
+    userId: transaction?.userId ?? held?.userId ?? null,
+    messages: core.messages.map(({ severity, errorCode, message }) => ({ severity, errorCode, message })),
+  };
+}
+
+export type InspectorMessage = { kind: 'actor'; actor: ActorView } | { kind: 'event'; event: EventView } | { kind: 'summary'; summary: ChargeSummary };
 
 export interface InspectorView {
   at: number;
   actors: ActorView[];
   events: EventView[];
+  /** The charge point at a glance; null until the core sent its state. */
+  summary: ChargeSummary | null;
 }
 
 /** A watcher: receives every message, and `end` once when its session is no longer valid or the hub closes. */
@@ -167,7 +212,16 @@ export function localActorSource(root: AnyActorRef, rootId: string, tracked: Rea
   };
 }
 
-export function createInspector({ now, charts = chartedMachines() }: { now: () => number; charts?: ChartedMachine[] }) {
+export function createInspector({
+  now,
+  charts = chartedMachines(),
+  summary = () => undefined,
+}: {
+  now: () => number;
+  charts?: ChartedMachine[];
+  /** The charge point's summary now (from the core's latest state). */
+  summary?: () => ChargeSummary | undefined;
+}) {
   let sources: ActorSource[] = [];
   let listening: Array<() => void> | undefined;
   const snapshotOf = (systemId: string): ActorSnapshot | undefined => {
@@ -177,16 +231,21 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
     }
     return undefined;
   };
+  /** Per actor, the SVG ids of its transitions that are drawn as edges (those with a target), by transition key. */
   const edgeIds = new Map(
     charts.map((c) => {
       const ids = new Map<string, string>();
       transitionTable(c.machine).forEach((row, i) => {
-        if (!ids.has(row.key)) ids.set(row.key, `transition-${i + 1}`);
+        if (row.targets.length && !ids.has(row.key)) ids.set(row.key, `transition-${i + 1}`);
       });
       return [c.systemId, ids] as const;
     }),
   );
+  /** Per actor, the edges of its latest step that took one (a step: an event and the microsteps it caused). */
   const lastTransitions = new Map<string, string[]>();
+  /** Per actor, the edges taken so far in the step under way. */
+  const stepping = new Map<string, string[]>();
+  let summaryDirty = false;
   const events: EventView[] = [];
   let seq = 0;
   const watchers = new Map<Watcher, { sessionId: string; address: string }>();
@@ -217,6 +276,9 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
       if (actor) messages.push({ kind: 'actor', actor });
     }
     dirty.clear();
+    const now = summaryDirty ? summary() : undefined;
+    if (now) messages.push({ kind: 'summary', summary: now });
+    summaryDirty = false;
     for (const watcher of [...watchers.keys()]) for (const m of messages) watcher.send(m);
   };
   const schedule = () => {
@@ -274,21 +336,33 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
       const { systemId } = r;
       switch (r.kind) {
         case 'event':
+          stepping.set(systemId, []);
           record(systemId, r.event);
           return;
         case 'microstep': {
           const ids = edgeIds.get(systemId);
           const taken = r.transitions.map((key) => ids?.get(key)).filter((id): id is string => id !== undefined);
-          if (taken.length) lastTransitions.set(systemId, taken);
+          stepping.set(systemId, [...(stepping.get(systemId) ?? []), ...taken]);
           return;
         }
-        case 'snapshot':
+        case 'snapshot': {
+          const step = stepping.get(systemId);
+          if (step?.length) lastTransitions.set(systemId, [...new Set(step)]);
+          stepping.delete(systemId);
           if (systemId === 'session') checkWatchers();
           if (watchers.size === 0) return;
           dirty.add(systemId);
           schedule();
           return;
+        }
       }
+    },
+
+    /** The charge point's state changed (the core sent a new one): the summary follows. */
+    summaryChanged(): void {
+      if (watchers.size === 0) return;
+      summaryDirty = true;
+      schedule();
     },
 
     /** Every actor's current view and the last events. */
@@ -297,6 +371,7 @@ export function createInspector({ now, charts = chartedMachines() }: { now: () =
         at: now(),
         actors: charts.map((c) => actorView(c.systemId)).filter((a): a is ActorView => a !== undefined),
         events: [...events],
+        summary: summary() ?? null,
       };
     },
 

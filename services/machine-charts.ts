@@ -122,7 +122,19 @@ function stateDetails(machine: AnyStateMachine, node: AnyStateNode, internal: Tr
 
 const dotString = (text: string) => `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 
-const FONT = 'Helvetica,Arial,sans-serif';
+/**
+ * The font the charts are laid out for and drawn in. Graphviz in WASM measures text with its own metrics tables, looked
+ * up by the exact font name (a list such as `Helvetica,Arial,sans-serif` matches none and falls back to Times, narrower
+ * than what a browser then draws: labels were clipped). DejaVu Sans has a table and is the default sans-serif font of
+ * Debian and Raspberry Pi OS, so there the text is drawn exactly as laid out.
+ */
+export const CHART_FONT = 'DejaVu Sans';
+/**
+ * What the SVG asks the browser to draw with: DejaVu Sans (or Bitstream Vera Sans, its metric twin), else fonts that
+ * are narrower for the charts' text (Arial, Helvetica, the platform's sans-serif), so a label still fits its box.
+ */
+export const CHART_FONT_STACK = 'DejaVu Sans,Bitstream Vera Sans,Arial,Helvetica,sans-serif';
+const FONT = CHART_FONT;
 
 /** The machine as a Graphviz digraph: clusters for compound and parallel states, one edge per transition target. */
 export function toDot(machine: AnyStateMachine): string {
@@ -142,8 +154,11 @@ export function toDot(machine: AnyStateMachine): string {
   const title = machine.root.type === 'parallel' ? `${machine.id} (parallel)` : machine.id;
   out.push(`  label=${dotString([title, ...rootDetails].join('\n'))};`);
 
-  /** Where an edge to or from a state attaches: the state's node, or the anchor inside its cluster. */
-  const anchorOf = (node: AnyStateNode) => (isCompound(node) ? `anchor:${statePath(node)}` : statePath(node));
+  /**
+   * Where an edge to or from a state attaches: the state's node, or the anchor inside its cluster (its initial dot);
+   * for the machine itself (a rule of the root, taken in every state), the chart's initial dot.
+   */
+  const anchorOf = (node: AnyStateNode) => (node === machine.root ? 'initial' : isCompound(node) ? `anchor:${statePath(node)}` : statePath(node));
 
   const emitInitial = (node: AnyStateNode, indent: string, id: string) => {
     const target = node.initial?.target?.[0];
@@ -192,7 +207,7 @@ export function toDot(machine: AnyStateMachine): string {
     row.targets.forEach((targetPath, k) => {
       const target = nodes.get(targetPath)!;
       const attrs = [`id=${dotString(`transition-${i + 1}${k ? `-${k + 1}` : ''}`)}`, `label=${dotString(transitionLabel(machine, row))}`];
-      if (isCompound(source)) attrs.push(`ltail=${dotString(`cluster_${row.source}`)}`);
+      if (isCompound(source) && source !== machine.root) attrs.push(`ltail=${dotString(`cluster_${row.source}`)}`);
       if (isCompound(target) && target !== source) attrs.push(`lhead=${dotString(`cluster_${targetPath}`)}`);
       if (row.trigger === 'always') attrs.push('style=dashed');
       out.push(`  ${dotString(anchorOf(source))} -> ${dotString(anchorOf(target))} [${attrs.join(', ')}];`);
@@ -279,6 +294,43 @@ function commonScope(a: string, b: string): string {
   return common.length ? common.join('.') : '(root)';
 }
 
+/** How much a chart draws: states, transitions, edges (one per transition target, plus the initial-state arrows). */
+export interface ChartMetrics {
+  states: number;
+  /** Rows of the transition table (transitions that only run actions included). */
+  transitions: number;
+  /** Transitions with a target, one per target. */
+  edges: number;
+  /** Edges as drawn: transition edges plus the arrows from each initial dot. */
+  drawn: number;
+  /** `source -> target | trigger` joined by more than one edge (the same trigger twice between two states). */
+  duplicates: string[];
+}
+
+export function chartMetrics(machine: AnyStateMachine): ChartMetrics {
+  const rows = transitionTable(machine);
+  const nodes = [...statesByPath(machine).values()];
+  const initialArrows = nodes.filter((n) => isCompound(n) && n.type !== 'parallel' && n.initial?.target?.length).length;
+  const pairs = new Map<string, number>();
+  for (const row of rows) for (const target of row.targets) pairs.set(`${row.source} -> ${target} | ${row.trigger}`, (pairs.get(`${row.source} -> ${target} | ${row.trigger}`) ?? 0) + 1);
+  const edges = rows.reduce((n, r) => n + r.targets.length, 0);
+  return {
+    states: nodes.length - 1,
+    transitions: rows.length,
+    edges,
+    drawn: edges + initialArrows,
+    duplicates: [...pairs].filter(([, n]) => n > 1).map(([pair]) => pair),
+  };
+}
+
+/**
+ * Charts measured before a restructuring, for comparison in docs/charts/README.md: the charge cycle before each rule
+ * was drawn once (issue 19; commit c6ec472), when its fault and disabling checks were repeated in every stable state.
+ */
+export const CHART_BASELINES: Record<string, { commit: string; metrics: Omit<ChartMetrics, 'duplicates'> & { duplicates: number } }> = {
+  chargeCycle: { commit: 'c6ec472', metrics: { states: 21, transitions: 82, edges: 68, drawn: 73, duplicates: 1 } },
+};
+
 let graphviz: Promise<{ dot(source: string): string }> | undefined;
 
 /** Renders DOT to SVG with Graphviz compiled to WASM (no native graphviz, no browser, no network). */
@@ -286,7 +338,7 @@ export async function renderSvg(dot: string): Promise<string> {
   graphviz ??= import('@hpcc-js/wasm-graphviz').then(({ Graphviz }) => Graphviz.load());
   const svg = (await graphviz).dot(dot);
   // The XML prolog and doctype are left out, so the file can also be inlined into HTML.
-  return svg.slice(svg.indexOf('<svg'));
+  return svg.slice(svg.indexOf('<svg')).replaceAll(`font-family="${CHART_FONT}"`, `font-family="${CHART_FONT_STACK}"`);
 }
 
 /** Every file of docs/charts/: per machine its DOT, Mermaid and SVG, and README.md showing them. */
@@ -306,7 +358,28 @@ export async function renderChartFiles(machines = chartedMachines()): Promise<Ma
     'invoked actors and the transitions that only run actions. The live view with the active states highlighted is',
     'the controller\'s `/inspect` page (see the README). Sources: `.dot` (Graphviz) and `.mmd` (Mermaid).',
     '',
+    'Text is laid out for DejaVu Sans, the sans-serif font of Debian and Raspberry Pi OS, and drawn in it where present',
+    '(elsewhere in a narrower font, so labels still fit); `test/browser/charts.test.ts` fails on a label its box clips.',
+    '',
+    '## Size',
+    '',
+    'A rule that applies to many states is one transition of the state that encloses them, so it is drawn once. Edges:',
+    'one per transition target, plus the arrows from the initial dots; "same trigger twice" counts pairs of states',
+    'joined by more than one edge for the same trigger.',
+    '',
+    '| chart | states | transitions | edges drawn | same trigger twice |',
+    '|---|---|---|---|---|',
   ];
+  for (const chart of machines) {
+    const m = chartMetrics(chart.machine);
+    readme.push(`| ${chart.id} | ${m.states} | ${m.transitions} (${m.edges} with a target) | ${m.drawn} | ${m.duplicates.length} |`);
+    const before = CHART_BASELINES[chart.id];
+    if (before) {
+      const b = before.metrics;
+      readme.push(`| ${chart.id} before (${before.commit}) | ${b.states} | ${b.transitions} (${b.edges} with a target) | ${b.drawn} | ${b.duplicates} |`);
+    }
+  }
+  readme.push('');
   for (const chart of machines) {
     const dot = toDot(chart.machine);
     const mermaid = toMermaid(chart.machine);

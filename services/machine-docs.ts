@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chargeCycleMachine, GUARD_DESCRIPTIONS, type StateMeta } from '../machines/charge-cycle.js';
+import { chargeCycleMachine, FLOW_GUARDS, GUARD_DESCRIPTIONS, type StateMeta } from '../machines/charge-cycle.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { statePath, transitionTable } from '../machines/transitions.js';
 import { HMI_PATTERNS, hmiState } from './hmi.js';
@@ -39,9 +39,20 @@ export function renderMachineDocs(): string {
     'pilot), the session/transaction definition of EVerest, and the OCPP 1.6 status mapping',
     '(`shared/reference/charge-cycle.md`). Inputs: the debounced CP level (PILOT, 40 ms), tags checked against the',
     'whitelist (TAG), settings (SETTINGS), the load-management limit (LOAD_LIMIT) and hardware faults (FAULT).',
-    'PILOT, SETTINGS, LOAD_LIMIT and FAULT only update the context at the root; each state reacts with eventless',
-    '(`always`) transitions, listed in priority order. The fault and disabled checks come first in every stable state,',
-    'so no transition can close the contactor in the step that finds a fault.',
+    'PILOT, SETTINGS, LOAD_LIMIT and FAULT only update the context at the root; the states react with eventless',
+    '(`always`) transitions. Each rule is written once, on the state that encloses every state it applies to: a fault',
+    '(`operative` → `faulted`), disabling (`operative` → `unavailable`), plugging in and unplugging (`operative.available`',
+    '↔ `operative.session`), a tag that authorizes or starts a transaction (`operative.available`, `operative.session`), a',
+    'recoverable fault (`operative.session.transaction` → its `suspended`), a tag no state takes (refused at the root).',
+    '',
+    'Priority: XState takes, in each step, the first enabled transition of the innermost active state that has one, and',
+    'looks at the enclosing states only when none is enabled; a state\'s own transitions count in the order listed below.',
+    'The guards of the flow (marked *flow* below) hold only while there is no fault and charging is enabled, so while a',
+    'fault or disabling is present the fault and disabling rules are the only ones that can be taken: before anything',
+    'else, in the step that finds them. No transition can close the contactor or start a transaction in the step that',
+    'finds a fault (`test/machines/charge-cycle-priority.test.ts` checks every microstep of random event sequences).',
+    '`suspended` holds its transaction with a rule without target while the fault lasts: being innermost, it is reached',
+    'before the enclosing fault rule (a step whose transition changes nothing ends there).',
     '',
     '## States',
     '',
@@ -74,7 +85,7 @@ export function renderMachineDocs(): string {
     '',
     '| guard | true when |',
     '|---|---|',
-    ...Object.entries(GUARD_DESCRIPTIONS).map(([g, d]) => `| ${g} | ${d} |`),
+    ...Object.entries(GUARD_DESCRIPTIONS).map(([g, d]) => `| ${g} | ${(FLOW_GUARDS as readonly string[]).includes(g) ? `*flow:* ${d}, no fault and charging enabled` : d} |`),
     '',
     '## Charge-cycle transitions',
     '',

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { controllerMachine } from '../machines/controller.js';
 import { coreMachine } from '../machines/core.js';
 import { statePath, transitionTable } from '../machines/transitions.js';
-import { chartedMachines, renderChartFiles, toDot, toMermaid } from '../services/machine-charts.js';
+import { CHART_BASELINES, chartedMachines, chartMetrics, renderChartFiles, toDot, toMermaid } from '../services/machine-charts.js';
 
 const dir = join(import.meta.dirname, '..', 'docs', 'charts');
 let generated: Map<string, string>;
@@ -68,4 +68,15 @@ test('the session chart draws its login rules once, on the state enclosing them;
   expect(toDot(charts.find((c) => c.id === 'pairing')!.machine)).toContain('after pairingDuration (60 s)');
   expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke pairing (systemId pairing)');
   expect(toDot(charts.find((c) => c.id === 'chargePointCore')!.machine)).toContain('invoke chargeCycle (systemId chargeCycle)');
+});
+
+test('each rule drawn once: no two states joined by more than one edge for the same trigger, in any chart', () => {
+  for (const chart of chartedMachines()) expect(chartMetrics(chart.machine).duplicates, chart.id).toEqual([]);
+});
+
+test('the charge cycle draws at most half the edges it drew before its rules were drawn once', () => {
+  const now = chartMetrics(chartedMachines().find((c) => c.id === 'chargeCycle')!.machine);
+  const before = CHART_BASELINES.chargeCycle!.metrics;
+  expect(now.drawn).toBeLessThanOrEqual(before.drawn / 2);
+  expect(now.edges).toBeLessThanOrEqual(before.edges / 2);
 });

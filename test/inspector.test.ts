@@ -3,6 +3,8 @@ import { request, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../api/inspect/page.js';
 import { IMPORT_MAP_HASH } from '../api/web/vendor.js';
+import { chargeCycleMachine } from '../machines/charge-cycle.js';
+import { transitionTable } from '../machines/transitions.js';
 import { chartedMachines } from '../services/machine-charts.js';
 import { EVENTS_KEPT, TICKET_TTL_MS } from '../services/inspector.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from './harness.js';
@@ -256,6 +258,53 @@ describe('the event stream', () => {
     // Calls recording their time would drown the rest: not listed.
     expect(stream.messages.some((m) => m.event === 'event' && m.data.type === 'ACTIVITY')).toBe(false);
     stream.close();
+    await h.sim('unplug');
+    await h.step(50);
+  });
+
+  test('the summary follows the charge point; a step\'s edges stay lit until a later step takes one', async () => {
+    const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(await engineer())}`);
+    const snapshot = await stream.waitFor('snapshot', (m) => m.event === 'snapshot');
+    expect(snapshot.data.summary).toEqual({
+      state: 'Available',
+      systemState: 'idle',
+      ocppState: 'available',
+      pilot: 'A',
+      announcedA: null,
+      contactorClosed: false,
+      powerKW: null,
+      energyKWh: null,
+      tagId: null,
+      userId: null,
+      messages: [],
+    });
+    const summary = (what: string, match: (s: any) => boolean) => stream.waitFor(what, (m) => m.event === 'summary' && match(m.data));
+    await h.sim('plug');
+    await h.step(50);
+    await summary('waiting', (s) => s.state === 'Waiting for authorization' && s.pilot === 'B');
+    await h.sim('tag', { id: TAG });
+    await h.step(0);
+    await summary('connected', (s) => s.state === 'Connected' && s.announcedA === 16 && s.tagId === TAG && s.energyKWh === 0);
+    await h.sim('charge');
+    await h.step(2_000);
+    await summary('charging', (s) => s.state === 'Charging' && s.contactorClosed && s.powerKW > 10 && s.energyKWh > 0);
+
+    // Overheating suspends the transaction: its one edge is the step's.
+    const edge = (key: string) => `transition-${transitionTable(chargeCycleMachine).findIndex((r) => r.key === key) + 1}`;
+    const suspend = edge('operative.session.transaction | always | suspends | operative.session.transaction.suspended');
+    await h.sim('temperature', { celsius: 85 });
+    await h.step(1_000);
+    await summary('suspended', (s) => s.state === 'Error' && s.ocppState === 'suspendedevse' && s.announcedA === null && s.messages.map((m: any) => m.errorCode).join() === 'OVERTEMPERATURE');
+    await stream.waitFor('suspend edge', (m) => m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.transitions.join() === suspend);
+    // The EV pauses meanwhile: that step takes no edge (suspended holds), so the suspension stays the latest.
+    const before = stream.messages.length;
+    await h.sim('pause');
+    await h.step(50);
+    const paused = await stream.waitFor('pilot B', (m) => stream.messages.indexOf(m) >= before && m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.context.pilot === 'B');
+    expect(paused.data.transitions).toEqual([suspend]);
+    stream.close();
+    await h.sim('temperature', { celsius: 25 });
+    await h.step(1_000);
     await h.sim('unplug');
     await h.step(50);
   });

@@ -4,6 +4,11 @@
  * only. Everything it renders from data is set as text (`textContent`), never parsed as HTML; the charts are SVGs
  * generated from the machines (services/machine-charts.ts), parsed as SVG documents.
  *
+ * For commissioning: a summary strip (the charge point's state in words, the current the PWM announces, power,
+ * energy, tag, messages), the charge cycle's chart first, each chart with zoom and pan (buttons, wheel, drag, pinch)
+ * and "go to the active state", the transitions of each actor's latest step highlighted, events filterable by actor,
+ * one column on a phone.
+ *
  * Login goes through the API's own protocol (GET/POST /v1/login; the proof is computed by the web interface's
  * module /web/login-proof.js with @noble/hashes, because `crypto.subtle` is missing on plain-HTTP addresses other
  * than localhost). The session id stays in a variable of the page (not in storage, not in a URL); the event stream
@@ -25,15 +30,27 @@ export const PAGE_HTML = `${pageHead({ title: 'Charge controller inspector', ico
   <button id="login-button" type="submit">Log in</button>
 </form>
 <main id="app" hidden>
-  <section id="sim" hidden>
-    <h2>Simulator</h2>
+  <section id="summary" aria-label="The charge point now">
+    <div class="cell" id="sum-state-cell"><span class="label">State</span><strong id="sum-state">–</strong><span class="sub" id="sum-state-detail"></span></div>
+    <div class="cell"><span class="label">Announced</span><strong id="sum-amps">–</strong><span class="sub" id="sum-cp"></span></div>
+    <div class="cell"><span class="label">Power</span><strong id="sum-power">–</strong></div>
+    <div class="cell"><span class="label">Energy</span><strong id="sum-energy">–</strong></div>
+    <div class="cell"><span class="label">Tag</span><strong id="sum-tag">–</strong><span class="sub" id="sum-user"></span></div>
+    <div class="cell wide"><span class="label">Messages</span><ul id="sum-messages"><li>none</li></ul></div>
+  </section>
+  <details id="sim" hidden open>
+    <summary>Simulator</summary>
     <div id="sim-controls"></div>
     <div id="sim-result" role="status"></div>
-  </section>
+  </details>
+  <div id="first"></div>
   <div id="layout">
     <div id="actors"></div>
-    <aside>
-      <h2>Last events</h2>
+    <aside aria-labelledby="events-heading">
+      <div class="events-head">
+        <h2 id="events-heading">Last events</h2>
+        <label>Actor <select id="event-filter"><option value="">all</option></select></label>
+      </div>
       <ol id="events" reversed></ol>
     </aside>
   </div>
@@ -48,56 +65,83 @@ export const PAGE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1
 
 export const PAGE_CSS = `
 :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1c2529; background: #f4f6f7; }
+* { box-sizing: border-box; }
 body { margin: 0; }
 [hidden] { display: none !important; }
-header { display: flex; gap: 1em; align-items: center; flex-wrap: wrap; padding: 0.6em 1em; background: #263238; color: #fff; }
+header { display: flex; gap: 0.4em 1em; align-items: center; flex-wrap: wrap; padding: 0.6em 1em; background: #263238; color: #fff; }
 header h1 { font-size: 1.1em; margin: 0; }
+#status { overflow-wrap: anywhere; }
 #status.bad { color: #ffab91; font-weight: bold; }
 #who { margin-left: auto; opacity: 0.85; }
 form#login { display: flex; gap: 1em; align-items: end; padding: 1em; flex-wrap: wrap; }
 form#login label { display: flex; flex-direction: column; font-size: 0.9em; }
-input, select, button { font: inherit; padding: 0.25em 0.5em; }
+input, select, button { font: inherit; padding: 0.25em 0.5em; max-width: 100%; }
 button { cursor: pointer; }
 main { padding: 0.5em 1em 2em; }
-#sim { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.5em 1em; margin-bottom: 1em; }
-#sim h2, aside h2 { font-size: 1em; margin: 0.3em 0; }
-#sim-controls { display: flex; gap: 0.5em; flex-wrap: wrap; align-items: center; }
-#sim-controls .group { display: inline-flex; gap: 0.25em; align-items: center; }
-#sim-result { font-size: 0.85em; min-height: 1.3em; color: #455a64; }
+#summary { display: grid; grid-template-columns: repeat(auto-fit, minmax(9.5em, 1fr)); gap: 0.5em; margin-bottom: 0.8em; }
+#summary .cell { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.4em 0.7em; display: flex; flex-direction: column; min-width: 0; }
+#summary .cell.wide { grid-column: span 2; }
+#summary .label { font-size: 0.75em; color: #455a64; text-transform: uppercase; letter-spacing: 0.04em; }
+#summary strong { font-size: 1.25em; overflow-wrap: anywhere; }
+#summary .sub { font-size: 0.8em; color: #546e7a; overflow-wrap: anywhere; }
+#sum-state-cell[data-tone="error"] { border-color: #c62828; background: #ffebee; }
+#sum-state-cell[data-tone="active"] { border-color: #1565c0; background: #e3f2fd; }
+#sum-state-cell[data-tone="paused"] { border-color: #f9a825; background: #fff8e1; }
+#sum-messages { margin: 0; padding: 0; list-style: none; font-size: 0.85em; }
+#sum-messages li { overflow-wrap: anywhere; }
+#sum-messages .ERROR { color: #b71c1c; }
+#sum-messages .WARNING { color: #8d6e00; }
+#sim { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.4em 1em; margin-bottom: 0.8em; }
+#sim summary { font-weight: bold; cursor: pointer; }
+#sim-controls { display: flex; gap: 0.5em; flex-wrap: wrap; align-items: center; margin-top: 0.4em; }
+#sim-controls .group { display: inline-flex; gap: 0.25em; align-items: center; flex-wrap: wrap; max-width: 100%; }
+#sim-request { width: 28em; }
+#sim-result { font-size: 0.85em; min-height: 1.3em; color: #455a64; overflow-wrap: anywhere; }
 #sim-result.bad { color: #c62828; }
 #layout { display: grid; grid-template-columns: minmax(0, 1fr) 22em; gap: 1em; }
 @media (max-width: 1000px) { #layout { grid-template-columns: minmax(0, 1fr); } }
-aside { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.5em; align-self: start; max-height: 90vh; overflow: auto; }
-#events { font-size: 0.8em; padding-left: 2.5em; margin: 0; }
+aside { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.5em; align-self: start; max-height: 90vh; overflow: auto; min-width: 0; }
+.events-head { display: flex; gap: 0.5em; align-items: center; justify-content: space-between; flex-wrap: wrap; }
+aside h2 { font-size: 1em; margin: 0.3em 0; }
+.events-head label { font-size: 0.85em; }
+#events { font-size: 0.8em; padding-left: 2.5em; margin: 0.3em 0 0; }
 #events li { padding: 0.15em 0; border-bottom: 1px solid #eceff1; overflow-wrap: anywhere; }
 #events .actor { color: #00695c; }
 #events .type { font-weight: bold; }
 #events .detail { color: #546e7a; }
-section.actor { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.5em 1em; margin-bottom: 1em; }
+section.actor { background: #fff; border: 1px solid #cfd8dc; border-radius: 6px; padding: 0.5em 1em; margin-bottom: 1em; min-width: 0; }
 section.actor h2 { font-size: 1.05em; margin: 0.2em 0; }
-section.actor h2 small { font-weight: normal; color: #607d8b; }
-.summary { display: flex; gap: 2em; flex-wrap: wrap; font-size: 0.85em; }
-.summary table { border-collapse: collapse; }
-.summary td { padding: 0.1em 0.6em 0.1em 0; vertical-align: top; }
-.summary td:first-child { color: #607d8b; }
-.states { font-family: ui-monospace, Menlo, Consolas, monospace; }
-.chart { overflow: auto; margin-top: 0.5em; border-top: 1px solid #eceff1; cursor: zoom-in; }
-.chart svg { max-width: 100%; height: auto; }
-.chart.zoomed { cursor: zoom-out; max-height: 80vh; }
-.chart.zoomed svg { max-width: none; }
+section.actor h2 small { font-weight: normal; color: #455a64; }
+.states { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.85em; margin: 0.2em 0; overflow-wrap: anywhere; }
+.latest { font-size: 0.85em; margin: 0.2em 0; color: #bf360c; overflow-wrap: anywhere; }
+.toolbar { display: flex; gap: 0.4em; flex-wrap: wrap; margin: 0.3em 0; }
+.toolbar button { min-width: 2.4em; }
+.chart { margin-top: 0.3em; border: 1px solid #eceff1; border-radius: 4px; background: #fcfdfd; }
+.chart svg { display: block; max-width: 100%; height: auto; }
+.chart.zoomable { height: min(60vh, 640px); overflow: hidden; touch-action: none; cursor: grab; user-select: none; -webkit-user-select: none; }
+.chart.zoomable.first { height: min(76vh, 900px); }
+.chart.zoomable:active { cursor: grabbing; }
+.chart.zoomable svg { width: 100%; height: 100%; max-width: none; }
+.chart:focus-visible { outline: 2px solid #1565c0; outline-offset: 2px; }
+@media (max-width: 700px) { main { padding: 0.5em 0.5em 2em; } section.actor { padding: 0.5em; } .chart.zoomable, .chart.zoomable.first { height: 58vh; } #summary .cell.wide { grid-column: 1 / -1; } }
+details.context { font-size: 0.85em; margin-top: 0.4em; }
+details.context summary { cursor: pointer; color: #455a64; }
+details.context table { border-collapse: collapse; }
+details.context td { padding: 0.1em 0.6em 0.1em 0; vertical-align: top; overflow-wrap: anywhere; }
+details.context td:first-child { color: #455a64; }
 .chart g.node.active > path, .chart g.node.active > polygon, .chart g.node.active > ellipse { fill: #ffe082; stroke: #e65100; stroke-width: 3px; }
 .chart g.cluster.active > path, .chart g.cluster.active > polygon { fill: #fff8e1; stroke: #e65100; stroke-width: 2.5px; }
-.chart g.edge.taken > path { stroke: #e65100; stroke-width: 2.5px; }
-.chart g.edge.taken > polygon { fill: #e65100; stroke: #e65100; }
+.chart g.edge.taken > path { stroke: #d84315; stroke-width: 3.5px; }
+.chart g.edge.taken > polygon { fill: #d84315; stroke: #d84315; }
 .chart g.edge.taken > text { fill: #bf360c; font-weight: bold; }
 `;
 
 export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
 
 (function () {
-  var KEEPALIVE_MS = 20000, RECONNECT_MS = 2000, EVENTS_SHOWN = 50;
+  var KEEPALIVE_MS = 20000, RECONNECT_MS = 2000, EVENTS_SHOWN = 50, FIRST = 'chargeCycle';
   var sessionId = null, source = null, keepalive = null, reconnect = null;
-  var charts = {};
+  var charts = {}, order = [], filter = '', narrow = function () { return window.innerWidth < 700; };
   var $ = function (id) { return document.getElementById(id); };
   var el = function (tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
 
@@ -149,8 +193,8 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
     return api('GET', '/inspect/charts').then(function (r) {
       if (r.status === 401) { loggedOut('Session ended: ' + reason(r)); return; }
       if (r.status !== 200) { var why = reason(r); api('POST', '/v1/logout').then(function () { loggedOut(why); }, function () { loggedOut(why); }); return; }
-      build(r.json);
       $('login').hidden = true; $('app').hidden = false; $('logout').hidden = false;
+      build(r.json);
       clearInterval(keepalive);
       keepalive = setInterval(refreshSession, KEEPALIVE_MS);
       refreshSession();
@@ -165,43 +209,156 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
     });
   }
 
+  /* The charge cycle first, then the actors with states, then the roots that only invoke others. */
+  function rank(chart) { return chart.systemId === FIRST ? 0 : chart.svg.split('class="node"').length > 2 ? 1 : 2; }
+
   function build(data) {
     var actors = $('actors');
-    actors.textContent = '';
+    actors.textContent = ''; $('first').textContent = '';
     charts = {};
-    data.charts.forEach(function (chart) {
-      var section = el('section', undefined, 'actor');
-      section.dataset.actor = chart.systemId;
-      var h = el('h2', chart.id + ' ');
-      h.appendChild(el('small', 'actor ' + chart.systemId));
-      section.appendChild(h);
-      var summary = el('div', undefined, 'summary');
-      var states = el('div', '', 'states');
-      var table = el('table');
-      summary.appendChild(states); summary.appendChild(table);
-      section.appendChild(summary);
-      var box = el('div', undefined, 'chart');
-      var svg = new DOMParser().parseFromString(chart.svg, 'image/svg+xml').documentElement;
-      box.appendChild(document.importNode(svg, true));
-      box.addEventListener('click', function () { box.classList.toggle('zoomed'); });
-      section.appendChild(box);
-      actors.appendChild(section);
-      var ids = new Map();
-      box.querySelectorAll('g[id]').forEach(function (g) { ids.set(g.id, g); });
-      charts[chart.systemId] = { section: section, states: states, table: table, ids: ids, lit: [] };
-    });
+    order = data.charts.map(function (c, i) { return { chart: c, i: i }; })
+      .sort(function (a, b) { return rank(a.chart) - rank(b.chart) || a.i - b.i; }).map(function (x) { return x.chart; });
+    order.forEach(function (chart) { (chart.systemId === FIRST ? $('first') : actors).appendChild(buildChart(chart)); });
+    var select = $('event-filter');
+    while (select.options.length > 1) select.remove(1);
+    order.forEach(function (chart) { var o = el('option', chart.systemId); o.value = chart.systemId; select.appendChild(o); });
+    select.value = filter;
     buildSimulator(data.simulator);
+    Object.keys(charts).forEach(function (id) { fit(charts[id]); });
+    if (charts[FIRST]) charts[FIRST].box.classList.add('first');
   }
+
+  function buildChart(chart) {
+    var section = el('section', undefined, 'actor');
+    section.dataset.actor = chart.systemId;
+    var h = el('h2', chart.id + ' ');
+    h.appendChild(el('small', 'actor ' + chart.systemId));
+    section.appendChild(h);
+    var states = el('p', '', 'states');
+    var latest = el('p', '', 'latest');
+    section.appendChild(states); section.appendChild(latest);
+    var zoomable = rank(chart) < 2;
+    var box = el('div', undefined, 'chart' + (zoomable ? ' zoomable' : ''));
+    var svg = document.importNode(new DOMParser().parseFromString(chart.svg, 'image/svg+xml').documentElement, true);
+    box.appendChild(svg);
+    var c = { section: section, states: states, latest: latest, box: box, svg: svg, ids: new Map(), lit: [], leaves: [], view: null, home: null, shown: false };
+    box.querySelectorAll('g[id]').forEach(function (g) { c.ids.set(g.id, g); });
+    if (zoomable) {
+      var vb = svg.getAttribute('viewBox').split(/[ ,]+/).map(Number);
+      c.home = { x: vb[0], y: vb[1], w: vb[2], h: vb[3] };
+      svg.setAttribute('width', '100%'); svg.setAttribute('height', '100%');
+      box.tabIndex = 0;
+      box.setAttribute('aria-label', 'State chart of ' + chart.id + ': drag to pan, wheel or pinch to zoom; keys + and - zoom, arrows pan, 0 fits');
+      section.appendChild(toolbar(c, chart.id));
+      interact(c);
+    }
+    section.appendChild(box);
+    var details = el('details', undefined, 'context');
+    details.appendChild(el('summary', 'Context'));
+    c.table = el('table');
+    details.appendChild(c.table);
+    section.appendChild(details);
+    charts[chart.systemId] = c;
+    return section;
+  }
+
+  function toolbar(c, name) {
+    var bar = el('div', undefined, 'toolbar');
+    [['out', '−', 'Zoom out', function () { zoom(c, 1 / 1.4); }], ['in', '+', 'Zoom in', function () { zoom(c, 1.4); }],
+      ['fit', 'Fit', 'Show the whole chart', function () { fit(c); }],
+      ['active', 'Go to the active state', 'Go to the active state of ' + name, function () { goToActive(c); }]]
+      .forEach(function (b) {
+        var button = el('button', b[1]); button.type = 'button'; button.title = b[2]; button.dataset.zoom = b[0];
+        if (b[1].length === 1) button.setAttribute('aria-label', b[2]);
+        button.addEventListener('click', b[3]);
+        bar.appendChild(button);
+      });
+    return bar;
+  }
+
+  /* The view is the SVG's viewBox, kept at the box's aspect ratio, so one pixel is view.w / width units. */
+  function size(c) { return { w: c.box.clientWidth || 1, h: c.box.clientHeight || 1 }; }
+  function show(c, v) { c.view = v; c.svg.setAttribute('viewBox', [v.x, v.y, v.w, v.h].join(' ')); c.box.dataset.scale = (size(c).w / v.w).toFixed(3); }
+  function fit(c) {
+    if (!c.home) return;
+    var s = size(c), a = s.w / s.h, v = c.home;
+    if (v.w / v.h > a) show(c, { x: v.x, y: v.y - (v.w / a - v.h) / 2, w: v.w, h: v.w / a });
+    else show(c, { x: v.x - (v.h * a - v.w) / 2, y: v.y, w: v.h * a, h: v.h });
+  }
+  function zoom(c, factor, px, py) {
+    if (!c.view) return;
+    var s = size(c), v = c.view;
+    if (px === undefined) { px = s.w / 2; py = s.h / 2; }
+    var w = Math.min(Math.max(v.w / factor, s.w / 4), Math.max(c.home.w, c.home.h * s.w / s.h) * 1.5), h = w * s.h / s.w;
+    var ux = v.x + px * v.w / s.w, uy = v.y + py * v.h / s.h;
+    show(c, { x: ux - px * w / s.w, y: uy - py * h / s.h, w: w, h: h });
+  }
+  function pan(c, dx, dy) {
+    if (!c.view) return;
+    var s = size(c), v = c.view;
+    show(c, { x: v.x - dx * v.w / s.w, y: v.y - dy * v.h / s.h, w: v.w, h: v.h });
+  }
+  /* Centres the active (innermost) state, at up to 1.25 screen pixels a unit, with room around it. */
+  function goToActive(c) {
+    var g = c.leaves.length ? c.ids.get(c.leaves[c.leaves.length - 1]) : undefined;
+    if (!g || !c.view) return;
+    var s = size(c), v = c.view, r = g.getBoundingClientRect(), b = c.svg.getBoundingClientRect();
+    var k = v.w / s.w, x = v.x + (r.left - b.left) * k, y = v.y + (r.top - b.top) * k, w = r.width * k, h = r.height * k;
+    var scale = Math.min(1.25, s.w / (w * 1.3), s.h / (h * 1.6)), vw = s.w / scale, vh = s.h / scale;
+    show(c, { x: x + w / 2 - vw / 2, y: y + h / 2 - vh / 2, w: vw, h: vh });
+  }
+
+  function interact(c) {
+    var box = c.box, pointers = new Map();
+    var at = function (e) { var r = box.getBoundingClientRect(); return { x: e.clientX - r.left, y: e.clientY - r.top }; };
+    box.addEventListener('pointerdown', function (e) { box.setPointerCapture(e.pointerId); pointers.set(e.pointerId, at(e)); });
+    box.addEventListener('pointermove', function (e) {
+      var before = pointers.get(e.pointerId);
+      if (!before) return;
+      var now = at(e);
+      if (pointers.size === 1) pan(c, now.x - before.x, now.y - before.y);
+      else if (pointers.size === 2) {
+        var other; pointers.forEach(function (p, id) { if (id !== e.pointerId) other = p; });
+        var d0 = Math.hypot(before.x - other.x, before.y - other.y), d1 = Math.hypot(now.x - other.x, now.y - other.y);
+        if (d0 > 0) zoom(c, d1 / d0, (now.x + other.x) / 2, (now.y + other.y) / 2);
+      }
+      pointers.set(e.pointerId, now);
+    });
+    var up = function (e) { pointers.delete(e.pointerId); };
+    box.addEventListener('pointerup', up); box.addEventListener('pointercancel', up);
+    box.addEventListener('wheel', function (e) { e.preventDefault(); var p = at(e); zoom(c, Math.exp(-e.deltaY * 0.002), p.x, p.y); }, { passive: false });
+    box.addEventListener('keydown', function (e) {
+      var step = 60, keys = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+      if (keys[e.key]) pan(c, keys[e.key][0], keys[e.key][1]);
+      else if (e.key === '+' || e.key === '=') zoom(c, 1.4);
+      else if (e.key === '-') zoom(c, 1 / 1.4);
+      else if (e.key === '0') fit(c);
+      else return;
+      e.preventDefault();
+    });
+  }
+
+  /* A resized box keeps the view's centre and scale. */
+  window.addEventListener('resize', function () {
+    Object.keys(charts).forEach(function (id) {
+      var c = charts[id];
+      if (!c.view) return;
+      var s = size(c), v = c.view, k = 1 / Number(c.box.dataset.scale);
+      show(c, { x: v.x + v.w / 2 - s.w * k / 2, y: v.y + v.h / 2 - s.h * k / 2, w: s.w * k, h: s.h * k });
+    });
+  });
 
   function buildSimulator(sim) {
     $('sim').hidden = !sim;
     var box = $('sim-controls');
     box.textContent = '';
     if (!sim) return;
+    if (narrow()) $('sim').open = false;
     var tag = el('input'); tag.id = 'sim-tag'; tag.placeholder = 'tag id'; tag.value = '04A1B2C3'; tag.maxLength = 255; tag.size = 12;
-    var fault = el('select'); fault.id = 'sim-fault';
+    tag.setAttribute('aria-label', 'Tag id');
+    var fault = el('select'); fault.id = 'sim-fault'; fault.setAttribute('aria-label', 'Fault');
     sim.faults.forEach(function (f) { var o = el('option', f); o.value = f; fault.appendChild(o); });
-    var request = el('input'); request.id = 'sim-request'; request.maxLength = 4000; request.size = 40;
+    var request = el('input'); request.id = 'sim-request'; request.maxLength = 4000; request.setAttribute('aria-label', 'NFC request');
     request.value = '{"path":"/login","method":"GET","authorization":"","messageID":"1"}';
     var inputs = { tag: tag, fault: fault, request: request };
     var placed = {};
@@ -243,10 +400,12 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
       source.addEventListener('snapshot', function (m) {
         var view = JSON.parse(m.data);
         view.actors.forEach(showActor);
+        if (view.summary) showSummary(view.summary);
         $('events').textContent = '';
         view.events.forEach(showEvent);
       });
       source.addEventListener('actor', function (m) { showActor(JSON.parse(m.data)); });
+      source.addEventListener('summary', function (m) { showSummary(JSON.parse(m.data)); });
       source.addEventListener('event', function (m) { showEvent(JSON.parse(m.data)); });
       source.addEventListener('end', function (m) {
         source.close(); source = null;
@@ -264,6 +423,32 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
     if (typeof value === 'object') return JSON.stringify(value);
     return String(value);
   }
+  function number(value, digits, unit) { return value === null || value === undefined ? '–' : value.toFixed(digits) + ' ' + unit; }
+
+  var TONES = { Error: 'error', Charging: 'active', Connected: 'active', 'Paused by vehicle': 'paused', 'Paused by charger': 'paused' };
+  function showSummary(s) {
+    $('sum-state').textContent = s.state;
+    $('sum-state-detail').textContent = s.systemState + ' · ' + s.ocppState;
+    $('sum-state-cell').dataset.tone = TONES[s.state] || '';
+    $('sum-amps').textContent = s.announcedA === null ? 'PWM off' : number(s.announcedA, 0, 'A');
+    $('sum-cp').textContent = 'CP ' + s.pilot + ' · contactor ' + (s.contactorClosed ? 'closed' : 'open');
+    $('sum-power').textContent = number(s.powerKW, 2, 'kW');
+    $('sum-energy').textContent = number(s.energyKWh, 2, 'kWh');
+    $('sum-tag').textContent = s.tagId || '–';
+    $('sum-user').textContent = s.userId ? 'user ' + s.userId : '';
+    var list = $('sum-messages');
+    list.textContent = '';
+    if (!s.messages.length) list.appendChild(el('li', 'none'));
+    s.messages.forEach(function (m) { var li = el('li', m.errorCode + ': ' + m.message, m.severity); li.title = m.severity; list.appendChild(li); });
+  }
+
+  /* The label of a transition edge and the states it joins, as the chart writes them. */
+  function edgeText(g) {
+    var label = g.querySelector('text'), title = g.querySelector('title');
+    var ends = title ? title.textContent.replace(/anchor:/g, '').split('->') : [];
+    var name = function (p) { var parts = p.split('.'); return parts[parts.length - 1]; };
+    return (label ? label.textContent : '') + (ends.length === 2 ? ' (' + name(ends[0]) + ' → ' + name(ends[1]) + ')' : '');
+  }
 
   function showActor(actor) {
     var chart = charts[actor.systemId];
@@ -271,26 +456,39 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
     chart.lit.forEach(function (g) { g.classList.remove('active'); g.classList.remove('taken'); });
     chart.lit = [];
     actor.states.forEach(function (path) { var g = chart.ids.get(path); if (g) { g.classList.add('active'); chart.lit.push(g); } });
+    var taken = [];
     actor.transitions.forEach(function (id) {
-      chart.ids.forEach(function (g, key) { if (key === id || key.indexOf(id + '-') === 0) { g.classList.add('taken'); chart.lit.push(g); } });
+      chart.ids.forEach(function (g, key) { if (key === id || key.indexOf(id + '-') === 0) { g.classList.add('taken'); chart.lit.push(g); taken.push(g); } });
     });
+    chart.latest.textContent = taken.length ? 'Latest step: ' + taken.map(edgeText).join(', then ') : '';
     var leaves = actor.states.filter(function (p) { return !actor.states.some(function (q) { return q.indexOf(p + '.') === 0; }); });
+    chart.leaves = leaves;
     chart.section.dataset.states = leaves.join(' ');
     chart.states.textContent = (actor.status === 'active' ? '' : actor.status + ': ') + (leaves.join(', ') || '(no states)');
     chart.table.textContent = '';
     Object.keys(actor.context).forEach(function (key) {
       var row = el('tr'); row.appendChild(el('td', key)); row.appendChild(el('td', format(actor.context[key]))); chart.table.appendChild(row);
     });
+    /* First shown whole, unless that is too small to read (a phone): then around the active state. */
+    if (!chart.shown && leaves.length && chart.home) { chart.shown = true; if (Number(chart.box.dataset.scale) < 0.55) goToActive(chart); }
   }
+
+  function shown(item) { item.hidden = filter !== '' && item.dataset.actor !== filter; }
+  $('event-filter').addEventListener('change', function (e) {
+    filter = e.target.value;
+    Array.prototype.forEach.call($('events').children, shown);
+  });
 
   function showEvent(event) {
     var list = $('events');
     var item = el('li');
     item.value = event.seq;
+    item.dataset.actor = event.actor;
     item.appendChild(el('span', new Date(event.at).toISOString().slice(11, 23) + ' '));
     item.appendChild(el('span', event.actor + ' ', 'actor'));
     item.appendChild(el('span', event.type, 'type'));
     if (event.detail) item.appendChild(el('span', ' ' + JSON.stringify(event.detail), 'detail'));
+    shown(item);
     list.insertBefore(item, list.firstChild);
     while (list.children.length > EVENTS_SHOWN) list.removeChild(list.lastChild);
   }

@@ -110,7 +110,7 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
                   finish();
                   return;
                 }
-                write(m.kind, m.kind === 'actor' ? m.actor : m.event);
+                write(m.kind, m.kind === 'actor' ? m.actor : m.kind === 'event' ? m.event : m.summary);
               },
               end: (reason) => {
                 write('end', reason);

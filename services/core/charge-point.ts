@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { dutyForCurrent } from '../../drivers/control-pilot/pwm.js';
+import { currentForDuty, dutyForCurrent } from '../../drivers/control-pilot/pwm.js';
 import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
 import {
   allowedCurrentA,
@@ -246,8 +246,10 @@ export function createChargePoint(deps: ChargePointDeps) {
     // The debounce runs from the reading's own time, so a late report does not add its lateness.
     pilotTimer = clock.setTimeout(() => {
       if (stopped || hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
-      if (level === 'a') setFault('contactor-not-closing', false); // that fault is latched until the vehicle leaves
       cycle().send({ type: 'PILOT', level });
+      // That fault is latched until the vehicle leaves; cleared after the charge cycle learnt it left, so clearing it
+      // cannot send the charge cycle on towards a vehicle no longer there (a transaction, the contactor closing).
+      if (level === 'a') setFault('contactor-not-closing', false);
     }, Math.max(0, at + debounceMs - clock.now()));
   }
 
@@ -306,7 +308,10 @@ export function createChargePoint(deps: ChargePointDeps) {
     return causes;
   }
 
-  /** The state the main thread shows (spec 2.13, 2.14, the HMI, the actor for the inspector). */
+  /** What the outputs are commanded to now. */
+  const outputs = () => ({ contactorClosed: hardware.contactor.commanded(), pwmDuty: hardware.pilot.duty(), cableLocked: hardware.cableLock.commanded() });
+
+  /** The state the main thread shows (spec 2.13, 2.14, the HMI, the outputs, the actor for the inspector). */
   function state(): CoreState {
     const snapshot = cycle().getSnapshot();
     const meta = stateMeta(snapshot);
@@ -347,12 +352,14 @@ export function createChargePoint(deps: ChargePointDeps) {
         if (l2 !== undefined && l3 !== undefined) Object.assign(transaction.OCPPMeterCurrent, { L2: l2, L3: l3 });
       }
     }
+    const { pwmDuty, ...commanded } = outputs();
     return {
       system,
       transaction,
       messages: messageCauses().map((c) => ({ ...MESSAGES[c] })),
       meter,
       hmi: currentHmi(),
+      outputs: { ...commanded, pwmA: currentForDuty(pwmDuty) },
       chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
     };
   }
@@ -398,8 +405,7 @@ export function createChargePoint(deps: ChargePointDeps) {
 
     safeOutputs,
 
-    /** What the outputs are commanded to now. */
-    outputs: () => ({ contactorClosed: hardware.contactor.commanded(), pwmDuty: hardware.pilot.duty(), cableLocked: hardware.cableLock.commanded() }),
+    outputs,
 
     /**
      * Graceful stop: outputs go to their safe state, the running transaction is completed (stop reason Reboot),

@@ -149,6 +149,8 @@ const CoreStateSchema = v.strictObject({
     }),
   ),
   hmi: v.picklist(HMI_STATES),
+  /** What the outputs are commanded to: contactor, the current the PWM announces (null: PWM off), cable lock. */
+  outputs: v.strictObject({ contactorClosed: v.boolean(), pwmA: v.nullable(finite), cableLocked: v.boolean() }),
   /** The charge-cycle actor as the inspector shows it. */
   chargeCycle: v.strictObject({ status: v.string(), value: StateValueSchema, context: ChargeContextSchema }),
 });

@@ -1,8 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { packageFile } from '../../api/web/vendor.js';
+import type { Clock } from '../../services/controller.js';
+
+// Functions passed to page.evaluate run in the browser; the project's types have no DOM library.
+declare const document: any;
+declare const window: any;
 
 /**
  * The browser of the browser tests, with nothing to install beyond `npm install`: Chromium from the npm package
@@ -80,3 +86,25 @@ export async function openPage(browser: Browser, origin: string, options: Browse
   });
   return { page, problems };
 }
+
+/** A phone's screen (CSS pixels), for the layout checks. */
+export const PHONE = { width: 390, height: 844 };
+
+/** The real clock: browser tests run the controller as in use, waiting for conditions, never for fixed times. */
+export const realClock: Clock = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+  now: () => Date.now(),
+};
+
+const AXE = packageFile('axe-core', 'axe.min.js');
+
+/** The serious and critical findings of axe-core on the page as it is (axe is injected, not served). */
+export async function axeFindings(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(await readFile(AXE, 'utf8'));
+  const violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => (await window.axe.run(document)).violations);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Whether the page fits its window's width (nothing to scroll sideways). */
+export const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);

@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { Clock } from '../../services/controller.js';
-import { packageFile } from '../../api/web/vendor.js';
 import type { ManualClock } from '../clock.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { launchBrowser, openPage, type WatchedPage } from './launcher.js';
+import { axeFindings, launchBrowser, noSidewaysScroll, openPage, PHONE, realClock, type WatchedPage } from './launcher.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -26,16 +24,8 @@ const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
 const TECH = { username: 'tech', password: 'tech-password-1' };
 const TAG = '04A1B2C3';
 const PAIRED_TAG = '04C0FFEE';
-const PHONE = { width: 390, height: 844 };
-
-const realClock: Clock = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => Date.now(),
-};
 
 let browser: Browser;
-const AXE = packageFile('axe-core', 'axe.min.js');
 
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -57,16 +47,8 @@ async function view(page: Page, path: string, heading: string): Promise<void> {
   await page.waitForFunction((h) => document.querySelector('main h1')?.textContent === h, heading);
 }
 
-/** The serious and critical findings of axe-core on the page as it is (axe is injected, not served). */
-async function axeFindings(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(await readFile(AXE, 'utf8'));
-  const violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => (await window.axe.run(document)).violations);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
 /** The button named `name` (its accessible name, exactly). */
 const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
-const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 const shot = (page: Page, name: string, fullPage = true) => page.screenshot({ path: join(RESULTS, `web-${name}.png`), fullPage });
 const textOf = (page: Page, selector: string) => page.locator(selector).first().innerText();
 

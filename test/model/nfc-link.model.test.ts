@@ -158,8 +158,6 @@ const serializeState = (s: LinkSnapshot) =>
  * the machine alone.
  */
 const UNREACHABLE = {
-  'established.phone.selected | PHONE.ACTIVATED |  | established.phone.activated':
-    'the reader reports a release (TgGetData/TgSetData status 0x29) before every new activation, so a phone is re-activated from listening',
   'established.exchange.pending.held | PHONE.RELEASED |  | established.exchange.pending.late':
     'while a commit is held the reader waits for its response and sees a phone leave only at the next TgSetData, after the deadline',
 };
