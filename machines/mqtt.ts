@@ -1,4 +1,4 @@
-import { assign, setup, type SnapshotFrom } from 'xstate';
+import { assign, enqueueActions, setup, type SnapshotFrom } from 'xstate';
 
 /**
  * The MQTT link (docs/mqtt.md): the connection to the broker with reconnects and backoff, the pace of the meter
@@ -86,6 +86,8 @@ export const mqttMachine = setup({
     announce: () => {},
     /** Home Assistant discovery withdrawn: an empty retained message for every entity. */
     withdraw: () => {},
+    /** Discovery's configuration as the setting says: announced when on, withdrawn when off (on every connection). */
+    announceOrWithdraw: enqueueActions(({ context, enqueue }) => enqueue(context.discovery ? 'announce' : 'withdraw')),
     publishMeter: () => {},
     /** The load limit `context.limitA` to the charge point. */
     applyLimit: () => {},
@@ -134,10 +136,7 @@ export const mqttMachine = setup({
           entry: 'open',
           on: {
             CONFIGURE: [{ guard: 'connectRequested', target: 'connecting', reenter: true, actions: 'resetFailures' }, { target: 'disabled' }],
-            CONNECTED: [
-              { guard: 'discoveryOn', target: 'connected', actions: ['resetFailures', 'goOnline', 'announce'] },
-              { target: 'connected', actions: ['resetFailures', 'goOnline', 'withdraw'] },
-            ],
+            CONNECTED: { target: 'connected', actions: ['resetFailures', 'goOnline', 'announceOrWithdraw'] },
             CONNECT_FAILED: { target: 'waiting', actions: 'countFailure' },
           },
         },
