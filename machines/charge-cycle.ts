@@ -76,15 +76,21 @@ export interface ChargeInput {
   settings?: Partial<ChargeSettings>;
 }
 
+/** OCPP 1.6 reasons of a stop commanded from outside (the central system: STOP). */
+export const COMMANDED_STOP_REASONS = ['Remote', 'HardReset', 'SoftReset', 'UnlockCommand', 'DeAuthorized'] as const;
+export type CommandedStopReason = (typeof COMMANDED_STOP_REASONS)[number];
+
 /** OCPP 1.6 StopTransaction reasons used here. */
-export type StopReason = 'EVDisconnected' | 'Local' | 'Other';
+export type StopReason = 'EVDisconnected' | 'Local' | 'Other' | CommandedStopReason;
 
 export type ChargeEvent =
   | { type: 'PILOT'; level: PilotLevel }
   | { type: 'TAG'; id: string; known: boolean; userId?: string }
   | { type: 'SETTINGS'; settings: Partial<ChargeSettings> }
   | { type: 'LOAD_LIMIT'; amps: number | null }
-  | { type: 'FAULT'; fault: BlockingFault; active: boolean };
+  | { type: 'FAULT'; fault: BlockingFault; active: boolean }
+  /** Stop the running transaction (the central system: remote stop, reset, unlock, an invalid id). */
+  | { type: 'STOP'; reason: CommandedStopReason };
 
 /** What a state means in the spec's vocabulary (2.13); connectionState and type2State follow from the context. */
 export interface StateMeta {
@@ -112,6 +118,7 @@ export function pilotFault(ctx: Pick<ChargeContext, 'pilot' | 'settings'>): 'pil
 export function stopReasonOf(event: ChargeEvent): StopReason {
   if (event.type === 'PILOT' && event.level === 'a') return 'EVDisconnected';
   if (event.type === 'TAG') return 'Local';
+  if (event.type === 'STOP') return event.reason;
   return 'Other';
 }
 
@@ -158,6 +165,8 @@ const authorizeOrRefuse = <T extends string>(target: T) =>
 
 /** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
 const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
+/** A commanded stop while the contactor is closed: the same way, without feedback. */
+const COMMANDED_STOP_UNDER_LOAD = { target: '#chargeCycle.operative.session.stopping' } as const;
 
 export const chargeCycleMachine = setup({
   types: {
@@ -314,6 +323,7 @@ export const chargeCycleMachine = setup({
                   { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
                   { actions: 'refuseTag' },
                 ],
+                STOP: 'finished',
               },
               states: {
                 // Entered from a state whose SAFETY check has just passed.
@@ -342,7 +352,7 @@ export const chargeCycleMachine = setup({
                     { guard: 'notRequesting', target: 'evPaused' },
                     { guard: 'currentUnavailable', target: 'pausing' },
                   ],
-                  on: { TAG: STOP_UNDER_LOAD },
+                  on: { TAG: STOP_UNDER_LOAD, STOP: COMMANDED_STOP_UNDER_LOAD },
                 },
                 /** The EV paused (C→B): contactor open, PWM stays on so it may resume. */
                 evPaused: {
@@ -364,7 +374,7 @@ export const chargeCycleMachine = setup({
                     { guard: 'currentAvailable', target: 'charging' },
                   ],
                   after: { powerCut: 'evsePaused' },
-                  on: { TAG: STOP_UNDER_LOAD },
+                  on: { TAG: STOP_UNDER_LOAD, STOP: COMMANDED_STOP_UNDER_LOAD },
                 },
                 /** No current available: PWM off, contactor open, until load management allows 6 A again. */
                 evsePaused: {

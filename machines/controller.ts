@@ -1,7 +1,15 @@
 import { setup, type ActorRefFrom } from 'xstate';
+import { backendLinkMachine, type BackendLinkInput } from './backend-link.js';
 import { nfcLinkMachine } from './nfc-link.js';
 import { pairingMachine } from './pairing.js';
 import { sessionMachine } from './session.js';
+
+export interface ControllerInput {
+  backendLink?: BackendLinkInput;
+}
+
+/** Heartbeat interval of the backend link when none is given (the OcppHeartbeatInterval setting's default). */
+const DEFAULT_HEARTBEAT_MS = 300_000;
 
 /**
  * The root actor of the main thread. Every actor of the API's side is invoked here with a `systemId`, so the
@@ -10,16 +18,25 @@ import { sessionMachine } from './session.js';
  * provided from outside with `controllerMachine.provide({ actors: … })`.
  */
 export const controllerMachine = setup({
-  actors: { session: sessionMachine, pairing: pairingMachine, nfcLink: nfcLinkMachine },
+  types: { input: {} as ControllerInput, context: {} as ControllerInput },
+  actors: { session: sessionMachine, pairing: pairingMachine, nfcLink: nfcLinkMachine, backendLink: backendLinkMachine },
 }).createMachine({
   id: 'controller',
+  context: ({ input }) => input ?? {},
   invoke: [
     { src: 'session', id: 'session', systemId: 'session' },
     { src: 'pairing', id: 'pairing', systemId: 'pairing' },
     { src: 'nfcLink', id: 'nfcLink', systemId: 'nfcLink' },
+    {
+      src: 'backendLink',
+      id: 'backendLink',
+      systemId: 'backendLink',
+      input: ({ context }) => context.backendLink ?? { heartbeatMs: DEFAULT_HEARTBEAT_MS },
+    },
   ],
 });
 
 export type SessionActor = ActorRefFrom<typeof sessionMachine>;
 export type PairingActor = ActorRefFrom<typeof pairingMachine>;
 export type NfcLinkActor = ActorRefFrom<typeof nfcLinkMachine>;
+export type BackendLinkActor = ActorRefFrom<typeof backendLinkMachine>;

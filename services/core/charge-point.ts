@@ -347,6 +347,10 @@ export function createChargePoint(deps: ChargePointDeps) {
       system,
       transaction,
       messages: messageCauses().map((c) => ({ ...MESSAGES[c] })),
+      meter:
+        meterAnswering && lastReading
+          ? { energyWh: Math.round(lastReading.energyWh), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100) }
+          : null,
       hmi: currentHmi(),
       chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
     };

@@ -58,6 +58,7 @@ const ENGLISH = settingsTexts('gb');
 
 /** The value a client sees: enums as `{value, label}` (the label in the texts' language), the rest as stored. */
 export function presentValue(field: FieldDef, value: SettingValue, texts: SettingsTexts = ENGLISH): unknown {
+  if (field.secret) return ''; // write-only: never returned
   if (field.type === 'enum') {
     const label = field.options.find((o) => o.value === value)?.label;
     return { value, label: label === undefined ? String(value) : texts.option(label) };
