@@ -53,6 +53,8 @@ export interface TransactionEnd {
 export interface TransactionHooks {
   started(tx: WriteTx, record: TransactionRecord): Promise<void>;
   stopped(tx: WriteTx, end: TransactionEnd): Promise<void>;
+  /** After such a write committed (the queue may send what was added). */
+  committed?(): void;
 }
 
 /** Readings at most this far from the start or the end cover it (the meter is read every second). */
@@ -239,6 +241,7 @@ export function createTransactions(database: Database, now: () => number = Date.
         });
         await hooks?.started(tx, record);
       });
+      hooks?.committed?.();
     },
 
     /**
@@ -257,7 +260,7 @@ export function createTransactions(database: Database, now: () => number = Date.
           await hooks?.stopped(tx, { id: c.id, tagId: c.tagId, meterStartWh: c.meterStartWh, meterStopWh: c.meterLastWh, at: c.at ?? now(), reason: 'PowerLoss' });
         }
         return closed.length;
-      });
+      }).finally(() => hooks?.committed?.());
     },
 
     /** Persists the meter registers and max power of the active transaction. */
@@ -286,6 +289,7 @@ export function createTransactions(database: Database, now: () => number = Date.
         const m = metering(record);
         await hooks?.stopped(tx, { id: record.id, tagId: record.tagId ?? null, meterStartWh: m.meterStartWh, meterStopWh: m.meterLastWh, at, reason: end.reason });
       });
+      hooks?.committed?.();
     },
   };
 }

@@ -118,7 +118,7 @@ export async function createBackend(deps: BackendDeps) {
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
   const configuration = createConfiguration(settings);
-  transactions.setHooks(outbox.hooks(() => enabled));
+  transactions.setHooks({ ...outbox.hooks(() => enabled), committed: () => void (link && !closed ? pump() : undefined) });
   // No transaction runs at start: TxProfiles left from one that ended with the power go.
   await profiles.clear({ chargingProfilePurpose: 'TxProfile' });
 
@@ -642,6 +642,8 @@ export async function createBackend(deps: BackendDeps) {
 
     /** Whether the link is online (BootNotification accepted). */
     online: isAccepted,
+    /** The backend link actor's state value. */
+    state: () => linkState()?.value,
     /** Messages waiting in the offline queue. */
     queued: () => outbox.size(),
 

@@ -53,9 +53,18 @@ export interface Charger {
 
 /** A controller on simulated hardware with a whitelist (KNOWN and OTHER, KNOWN owned by a user); transitions recorded. */
 export async function startCharger(
-  opts: { dataDir?: string; inspect?: (e: InspectionEvent) => void; chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware } = {},
+  opts: {
+    dataDir?: string;
+    inspect?: (e: InspectionEvent) => void;
+    chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware;
+    /** Further harness options (a clock, the restart hook, OCPP frames). */
+    harness?: Parameters<typeof startHarness>[0];
+    /** Add the users and whitelist entries (default: on a fresh data directory). */
+    whitelist?: boolean;
+  } = {},
 ): Promise<Charger> {
   const h = await startHarness({
+    ...opts.harness,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
     inspect: (e) => {
@@ -76,7 +85,7 @@ export async function startCharger(
     return res;
   };
   let userId = '';
-  if (!opts.dataDir) {
+  if (opts.whitelist ?? !opts.dataDir) {
     userId = (await api('POST', '/v1/users', { userName: 'Alice' })).json.userId;
     const added = await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: KNOWN, userid: userId, tagType: 'RFID' }, { id: OTHER }] });
     if (added.status !== 200) throw new Error(`whitelist setup failed: ${added.text}`);
