@@ -118,7 +118,7 @@ export async function createBackend(deps: BackendDeps) {
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
   const configuration = createConfiguration(settings);
-  transactions.setHooks({ ...outbox.hooks(() => enabled), committed: () => void (link && !closed ? pump() : undefined) });
+  transactions.setHooks({ ...outbox.hooks(() => enabled), committed: () => (link && !closed ? fire(pump()) : undefined) });
   // No transaction runs at start: TxProfiles left from one that ended with the power go.
   await profiles.clear({ chargingProfilePurpose: 'TxProfile' });
 
@@ -139,12 +139,15 @@ export async function createBackend(deps: BackendDeps) {
     timers.delete(id);
   };
   let closed = false;
+  /** Local work (database writes, schedule changes) that `settled()` waits for; calls to the central system are not. */
   const work = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>) => {
     const tracked = p.catch((err: unknown) => logger.error({ err }, 'OCPP: unexpected failure'));
     work.add(tracked);
     void tracked.finally(() => work.delete(tracked));
   };
+  /** Work that waits for the network: runs on, failures logged. */
+  const fire = (p: Promise<unknown>) => void p.catch((err: unknown) => logger.error({ err }, 'OCPP: unexpected failure'));
 
   const transportOptions = (): TransportOptions => ({
     url: String(settings.get('OcppUrl')),
@@ -213,7 +216,13 @@ export async function createBackend(deps: BackendDeps) {
 
   // ---- status notifications -------------------------------------------------------------------------------------
   const lastSent = new Map<number, string>();
-  async function sendStatus(force = false): Promise<void> {
+  let statusChain: Promise<void> = Promise.resolve();
+  /** Sends the statuses that changed (`force`: both), one sender at a time so they arrive in the order they happened. */
+  function sendStatus(force = false): Promise<void> {
+    statusChain = statusChain.then(() => sendStatusNow(force));
+    return statusChain;
+  }
+  async function sendStatusNow(force: boolean): Promise<void> {
     const state = charging.coreState();
     if (!state || !isAccepted()) return;
     for (const status of statusesOf(state)) {
@@ -328,10 +337,12 @@ export async function createBackend(deps: BackendDeps) {
     const tx = charging.coreState()?.transaction;
     if (tx) {
       await outbox.meterValues(tx.transactionId, [value]);
-      void pump();
+      fire(pump());
     } else if (isAccepted()) {
-      await call('MeterValues', { connectorId: context === 'Sample.Clock' ? 0 : 1, meterValue: [value] }).catch((err: Error) =>
-        logger.warn({ error: err.message }, 'OCPP: MeterValues failed'),
+      fire(
+        call('MeterValues', { connectorId: context === 'Sample.Clock' ? 0 : 1, meterValue: [value] }).catch((err: Error) =>
+          logger.warn({ error: err.message }, 'OCPP: MeterValues failed'),
+        ),
       );
     }
   }
@@ -403,7 +414,7 @@ export async function createBackend(deps: BackendDeps) {
       armSampling();
       if (!txId) track(applyScheduledAvailability());
     }
-    track(sendStatus());
+    fire(sendStatus());
   }
 
   // ---- availability ---------------------------------------------------------------------------------------------
@@ -448,7 +459,7 @@ export async function createBackend(deps: BackendDeps) {
   }
 
   // ---- the central system's calls -------------------------------------------------------------------------------
-  const later = (fn: () => Promise<unknown> | void) => setImmediate(() => track(Promise.resolve().then(fn)));
+  const later = (fn: () => Promise<unknown> | void) => setImmediate(() => fire(Promise.resolve().then(fn)));
   const activeBackendId = async (): Promise<string | undefined> => {
     const tx = charging.coreState()?.transaction;
     return tx ? outbox.backendIdOf(tx.transactionId) : undefined;
@@ -603,11 +614,11 @@ export async function createBackend(deps: BackendDeps) {
   const linkActions = {
     openSocket: () => transport.open(),
     closeSocket: () => transport.close(),
-    sendBootNotification: () => track(boot()),
-    sendHeartbeat: () => track(heartbeat()),
+    sendBootNotification: () => fire(boot()),
+    sendHeartbeat: () => fire(heartbeat()),
     online: () => {
       lastSent.clear();
-      track(sendStatus(true).then(() => pump()));
+      fire(sendStatus(true).then(() => pump()));
     },
     offline: () => {
       cancel(pumpTimer);
@@ -647,12 +658,9 @@ export async function createBackend(deps: BackendDeps) {
     /** Messages waiting in the offline queue. */
     queued: () => outbox.size(),
 
-    /** Resolves when the backend's own work has finished (tests, with the manual clock). */
+    /** Resolves when the backend's local work has finished (tests, with the manual clock); calls may still be out. */
     async settled(): Promise<void> {
-      while (work.size > 0 || pumping) {
-        await Promise.allSettled([...work]);
-        await pumping;
-      }
+      while (work.size > 0) await Promise.allSettled([...work]);
     },
 
     async close(): Promise<void> {
@@ -661,7 +669,6 @@ export async function createBackend(deps: BackendDeps) {
       for (const t of [...timers]) cancel(t);
       transport.close();
       await Promise.allSettled([...work]);
-      await pumping;
     },
   };
 }

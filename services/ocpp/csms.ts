@@ -52,6 +52,8 @@ export interface Csms {
   answer(action: string, handler: Handler): void;
   /** Calls the connected charge point (the latest connection). */
   call(action: string, payload: Record<string, unknown>): Promise<any>;
+  /** Sends a frame as is, unchecked (tests: a malformed call). */
+  rawSend(text: string): void;
   /** Whether a charge point is connected. */
   connected(): boolean;
   /** Stops reading the current connection (no more pongs, no answers): a dead link as the charge point sees it. */
@@ -159,6 +161,9 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     async call(action, payload) {
       if (!current) throw new Error('no charge point connected');
       return current.call(action, payload);
+    },
+    rawSend(text) {
+      current?.sendRaw(text);
     },
     connected: () => current !== undefined && current.state === 1,
     freeze() {
