@@ -70,6 +70,8 @@ export async function startOcppCharger(
     clock?: ManualClock;
     harness?: Parameters<typeof startHarness>[0];
     whitelist?: boolean;
+    /** Further options of test/charging/scenario.ts's startCharger (inspection, broken devices). */
+    charger?: Omit<Parameters<typeof startCharger>[0] & object, 'dataDir' | 'harness' | 'whitelist'>;
   } = {},
 ): Promise<OcppCharger> {
   const clock = opts.clock ?? new ManualClock(TEST_EPOCH);
@@ -77,7 +79,7 @@ export async function startOcppCharger(
   const fresh = !opts.dataDir;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-ocpp-')));
   await writeSettings(dataDir, ocppSettings(csms, opts.settings));
-  const c = await startCharger({ dataDir, whitelist: opts.whitelist ?? fresh, harness: { clock, ...opts.harness } });
+  const c = await startCharger({ ...opts.charger, dataDir, whitelist: opts.whitelist ?? fresh, harness: { clock, ...opts.harness } });
   const charger: OcppCharger = {
     ...c,
     csms,
