@@ -33,6 +33,8 @@ export interface CsmsOptions {
   now?: () => number;
   /** Every frame as a text line (`npm run csms` prints them). */
   log?: (line: string) => void;
+  /** Decides each connection (tests: a connection attempt that fails or succeeds when the test says); default: accept. */
+  admit?: (identity: string) => Promise<boolean>;
 }
 
 type ServerClient = InstanceType<typeof RPCServer> extends { on(e: 'client', l: (c: infer C) => void): unknown } ? C : any;
@@ -114,7 +116,9 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
       reject(401, 'Unauthorized');
       return;
     }
-    accept({ identity: handshake.identity }, 'ocpp1.6');
+    void (options.admit ?? (async () => true))(handshake.identity).then((ok) =>
+      ok ? accept({ identity: handshake.identity }, 'ocpp1.6') : reject(503, 'Service Unavailable'),
+    );
   });
   server.on('client', (client: any) => {
     current = client;
