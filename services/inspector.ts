@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AnyActorRef, StateValue } from 'xstate';
 import type { Role } from '../db/schema.js';
 import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
+import type { BackendLinkContext } from '../machines/backend-link.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
 import { transitionTable, triggerOf } from '../machines/transitions.js';
@@ -94,6 +95,7 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
     authTimeoutS: c.settings.authTimeoutMs / 1000,
   }),
   pairing: (c: PairingContext) => ({ tag: c.tag }),
+  backendLink: (c: BackendLinkContext) => ({ failedAttempts: c.attempts, bootRetryS: c.bootRetryMs / 1000, heartbeatS: c.heartbeatMs / 1000 }),
   session: (c: SessionContext) => ({
     user: c.session?.username ?? null,
     role: c.session?.role ?? null,
@@ -104,8 +106,9 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
 
 /** Payload fields shown per actor and event type; others show the type only. */
 const EVENT_FIELDS: Record<string, Record<string, string[]>> = {
-  chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'] },
+  chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'], STOP: ['reason'] },
   pairing: { ENABLE: ['chargePointIdle'], TAG: ['id', 'tagType', 'known'] },
+  backendLink: { 'BOOT.ACCEPTED': ['intervalS'], 'BOOT.PENDING': ['intervalS'], 'BOOT.REJECTED': ['intervalS'], 'HEARTBEAT.INTERVAL': ['seconds'] },
 };
 /** Events not listed: a call recording its time (one per API request) would drown the rest. */
 const QUIET_EVENTS = new Set(['ACTIVITY']);
