@@ -148,7 +148,13 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
 
   const http: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
   http.on('upgrade', server.handleUpgrade);
-  await new Promise<void>((resolve) => http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
   const port = (http.address() as AddressInfo).port;
   const host = options.host ?? '127.0.0.1';
 
