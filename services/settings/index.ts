@@ -41,6 +41,8 @@ export interface FieldView {
   unit?: string;
   /** Extension: an enum's choices, so a client can offer them (spec 2.7 shows only the current value). */
   options?: { value: number; label: string }[];
+  /** Extension: a write-only field (a password): its value always reads as empty; a form masks what is typed. */
+  writeOnly?: true;
 }
 
 /** One pair of a POST/PATCH request, as received. */
@@ -156,6 +158,7 @@ export async function createSettings(database: Database, opts: { now: () => numb
     if (field.mode === 'rw' && !canChange(role, field)) view.isNotAuthorized = 1;
     if (field.unit) view.unit = field.unit;
     if (field.type === 'enum') view.options = field.options.map((o) => ({ value: o.value, label: t.option(o.label) }));
+    if (field.secret) view.writeOnly = true;
     return view;
   }
 

@@ -194,6 +194,50 @@ describe('transactions', () => {
   });
 });
 
+describe('status and meter values', () => {
+  test('StatusNotification follows ocppState, with errorCode from the active messages, for connectors 0 and 1', async () => {
+    const c = await charger();
+    await c.online();
+    await c.sim('temperature', { celsius: 85 });
+    await c.step(1000);
+    const faulted = (await until(c, () => c.csms.calls('StatusNotification').find((p) => p.connectorId === 1 && p.status === 'Faulted'), 'Faulted'))!;
+    expect(faulted).toMatchObject({ errorCode: 'HighTemperature', vendorErrorCode: 'OVERTEMPERATURE' });
+    expect(c.csms.calls('StatusNotification').find((p) => p.connectorId === 0 && p.status === 'Faulted')).toMatchObject({ errorCode: 'HighTemperature' });
+    await c.sim('temperature', { celsius: 25 });
+    await c.step(1000);
+    await until(c, () => statuses(c.csms).at(-1) === 'Available', 'Available again');
+    expect(c.csms.calls('StatusNotification').at(-1)).toMatchObject({ errorCode: 'NoError' });
+    await c.sim('fault', { fault: 'meter-offline' });
+    await c.step(1000);
+    await until(c, () => c.csms.calls('StatusNotification').at(-1)?.errorCode === 'PowerMeterFailure', 'PowerMeterFailure');
+    expect(c.csms.calls('StatusNotification').at(-1)).toMatchObject({ connectorId: 1, status: 'Available', vendorErrorCode: 'METER_NOT_RESPONDING' });
+  });
+
+  test('clock-aligned meter values at every multiple of ClockAlignedDataInterval after midnight UTC', async () => {
+    const c = await charger({ settings: { OcppClockAlignedDataInterval: 900, OcppMeterValueSampleInterval: 0 } });
+    await c.online();
+    // The clock starts at 08:00:00.000; the next quarter hour is 08:15.
+    await c.step(899_000);
+    expect(c.csms.calls('MeterValues')).toHaveLength(0);
+    await c.step(1_000);
+    const aligned = (await until(c, () => c.csms.calls('MeterValues')[0], 'clock-aligned values'))!;
+    expect(aligned.meterValue[0].timestamp).toBe('2026-06-01T08:15:00.000Z');
+    expect(aligned.meterValue[0].sampledValue[0]).toMatchObject({ context: 'Sample.Clock', measurand: 'Energy.Active.Import.Register', unit: 'Wh' });
+    expect(aligned.transactionId).toBeUndefined();
+  });
+
+  test('StopTransactionOnInvalidId: a transaction the central system answers Invalid is stopped (DeAuthorized)', async () => {
+    const c = await charger();
+    c.csms.answer('StartTransaction', () => ({ transactionId: 5, idTagInfo: { status: 'Blocked' } }));
+    await c.online();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    const stop = (await until(c, () => c.csms.calls('StopTransaction')[0], 'StopTransaction'))!;
+    expect(stop).toMatchObject({ transactionId: 5, reason: 'DeAuthorized' });
+    expect((await c.state()).systemState).toBe('finished');
+  });
+});
+
 describe('remote control', () => {
   test('remote start and stop', async () => {
     const c = await charger();
@@ -212,6 +256,32 @@ describe('remote control', () => {
     const stop = (await until(c, () => c.csms.calls('StopTransaction')[0], 'StopTransaction'))!;
     expect(stop).toMatchObject({ transactionId: 1, reason: 'Remote', idTag: 'REMOTE-1' });
     expect((await c.state()).systemState).toBe('finished');
+  });
+
+  test('remote start with a TxProfile: the transaction charges at the profile\'s limit', async () => {
+    const c = await charger();
+    await c.online();
+    const chargingProfile = {
+      chargingProfileId: 9,
+      stackLevel: 0,
+      chargingProfilePurpose: 'TxProfile',
+      chargingProfileKind: 'Relative',
+      chargingSchedule: { chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit: 11 }] },
+    };
+    expect(await c.csms.call('RemoteStartTransaction', { idTag: 'REMOTE-1', chargingProfile })).toEqual({ status: 'Accepted' });
+    await c.act('plug');
+    await c.act('charge');
+    expect((await c.view()).plant.pwmCurrentA).toBe(11);
+    await c.tag(KNOWN); // another known tag is only reported
+    await c.csms.call('RemoteStopTransaction', { transactionId: 1 });
+    await until(c, () => c.csms.calls('StopTransaction')[0], 'StopTransaction');
+    await c.act('pause');
+    await c.act('unplug');
+    // The TxProfile ended with its transaction.
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    expect((await c.view()).plant.pwmCurrentA).toBe(16);
   });
 
   test('reset during a transaction: stopped with reason SoftReset / HardReset, then the controller restarts', async () => {

@@ -128,7 +128,9 @@ function Field({ field, value, editable, cause, onChange }) {
     </fieldset>`;
   } else {
     const [, max] = field.validation ? field.validation.length : [];
-    control = html`<input id=${id} type="text" maxlength=${max} value=${value} spellcheck="false" onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
+    // A write-only field (a password) reads as empty and masks what is typed.
+    const type = field.writeOnly ? 'password' : 'text';
+    control = html`<input id=${id} type=${type} maxlength=${max} value=${value} spellcheck="false" autocomplete=${field.writeOnly ? 'new-password' : undefined} onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
   }
   return html`<div class=${`field${cause ? ' invalid' : ''}`} data-key=${field.key}>
     <label for=${id}>${field.label}</label>
