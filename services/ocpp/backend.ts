@@ -638,6 +638,9 @@ export async function createBackend(deps: BackendDeps) {
         logger.error({ problem }, `OCPP is enabled but cannot connect: ${problem}`);
         return;
       }
+      if (settings.get('OcppPassword') && String(settings.get('OcppUrl')).startsWith('ws:')) {
+        logger.warn({}, 'OCPP: OcppPassword is sent over ws:// without TLS, readable on the network: use wss:// (security profile 2)');
+      }
       charging.setAuthorizer(authorize);
       charging.onStateChange(onCoreState);
       settings.onChange((changed) => {
@@ -648,6 +651,7 @@ export async function createBackend(deps: BackendDeps) {
       });
       applyProfiles();
       armClockAligned();
+      track(applyScheduledAvailability()); // a change scheduled before a restart: no transaction runs now
       link.send({ type: 'START' });
     },
 

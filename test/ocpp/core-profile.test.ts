@@ -1,11 +1,13 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BACKOFF_MIN_MS } from '../../machines/backend-link.js';
 import { startCsms, type Csms } from '../../services/ocpp/csms.js';
 import { KNOWN, OTHER, UNKNOWN } from '../charging/scenario.js';
+import { ManualClock } from '../clock.js';
+import { TEST_EPOCH } from '../harness.js';
 
 /** A tag only the central system knows. */
 const CSMS_TAG = 'C5C5C5C5';
-import { actions, expectValidFrames, startOcppCharger, until, type OcppCharger } from './support.js';
+import { actions, expectValidFrames, until, useOcppChargers } from './support.js';
 
 /**
  * The OCPP 1.6J core profile against a strict central system (ocpp-rpc's server in strict mode, every frame also
@@ -14,28 +16,14 @@ import { actions, expectValidFrames, startOcppCharger, until, type OcppCharger }
  * its replay, remote start and stop, reset, unlock, availability, heartbeat interval, a dead socket.
  */
 
-const started: OcppCharger[] = [];
-const extraCsms: Csms[] = [];
-async function charger(opts: Parameters<typeof startOcppCharger>[0] = {}): Promise<OcppCharger> {
-  const c = await startOcppCharger(opts);
-  started.push(c);
-  return c;
-}
-afterEach(async () => {
-  for (const c of started.splice(0)) {
-    expectValidFrames(c.csms);
-    await c.h.stop();
-    await c.csms.close();
-  }
-  for (const csms of extraCsms.splice(0)) await csms.close();
-});
+const { charger, alsoClose } = useOcppChargers();
 
 /** The charge point's StatusNotifications of connector 1, as statuses. */
 const statuses = (csms: Csms) => csms.calls('StatusNotification').filter((p) => p.connectorId === 1).map((p) => p.status as string);
 
 describe('boot', () => {
   test('cold boot Pending, then Accepted: nothing but BootNotification before, the interval honoured', async () => {
-    const clock = new (await import('../clock.js')).ManualClock((await import('../harness.js')).TEST_EPOCH);
+    const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     let boots = 0;
     csms.answer('BootNotification', () => ({ status: ++boots === 1 ? 'Pending' : 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: boots === 1 ? 30 : 300 }));
@@ -59,7 +47,7 @@ describe('boot', () => {
   });
 
   test('Rejected: the interval is honoured and the central system\'s calls are refused until accepted', async () => {
-    const clock = new (await import('../clock.js')).ManualClock((await import('../harness.js')).TEST_EPOCH);
+    const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     let boots = 0;
     csms.answer('BootNotification', () => ({ status: ++boots === 1 ? 'Rejected' : 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 60 }));
@@ -74,7 +62,7 @@ describe('boot', () => {
   });
 
   test('heartbeats at the central system\'s interval; ChangeConfiguration HeartbeatInterval changes it', async () => {
-    const clock = new (await import('../clock.js')).ManualClock((await import('../harness.js')).TEST_EPOCH);
+    const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 120 }));
     const c = await charger({ csms, clock });
@@ -160,7 +148,7 @@ describe('transactions', () => {
     }
     expect(await c.h.controller.backend.queued()).toBe(6);
     const csms = await startCsms({ port, now: () => c.clock.now() });
-    extraCsms.push(csms);
+    alsoClose(csms);
     await c.step(300_000); // the backoff, whatever it has grown to
     await until(c, () => csms.calls('StopTransaction').length === 2, 'the replay');
     const replay = actions(csms).filter((a) => a !== 'StatusNotification' && a !== 'BootNotification');
@@ -354,13 +342,13 @@ describe('connection', () => {
     const placeholder = await startCsms();
     const port = placeholder.port;
     await placeholder.close();
-    const clock = new (await import('../clock.js')).ManualClock((await import('../harness.js')).TEST_EPOCH);
+    const clock = new ManualClock(TEST_EPOCH);
     const c = await charger({ csms: { ...placeholder, url: `ws://127.0.0.1:${port}/ocpp`, close: async () => {} } as Csms, clock });
     await until(c, () => c.link() === 'backoff', 'a failed first attempt');
     await c.step(BACKOFF_MIN_MS);
     await until(c, () => c.link() === 'backoff', 'a second failed attempt');
     const csms = await startCsms({ port, now: () => clock.now() });
-    extraCsms.push(csms);
+    alsoClose(csms);
     await c.step(2 * BACKOFF_MIN_MS); // the doubled backoff
     await c.online();
     expectValidFrames(csms);

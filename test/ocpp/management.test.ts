@@ -1,30 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { startCsms, type Csms } from '../../services/ocpp/csms.js';
 import { KNOWN } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';
-import { expectValidFrames, startOcppCharger, until, type OcppCharger } from './support.js';
+import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
  * The central system managing the charge point: configuration keys, the local authorization list and the cache,
  * remote trigger, smart charging (the composite schedule drives the PWM), security profiles 1 and 2.
  */
 
-const started: OcppCharger[] = [];
-async function charger(opts: Parameters<typeof startOcppCharger>[0] = {}): Promise<OcppCharger> {
-  const c = await startOcppCharger(opts);
-  started.push(c);
-  return c;
-}
-afterEach(async () => {
-  for (const c of started.splice(0)) {
-    expectValidFrames(c.csms);
-    await c.h.stop();
-    await c.csms.close();
-  }
-});
+const { charger } = useOcppChargers();
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { settings as settingsTable } from '../../db/schema.js';
 import { startCsms, type Csms, type CsmsOptions } from '../../services/ocpp/csms.js';
@@ -103,4 +103,29 @@ export function actions(csms: Csms, { heartbeats = false } = {}): string[] {
   return csms.frames
     .filter((f) => f.direction === 'in' && f.message[0] === 2 && (heartbeats || f.message[2] !== 'Heartbeat'))
     .map((f) => f.message[2] as string);
+}
+
+/**
+ * For a test file: `charger()` starts an OCPP charger; after each test every frame must have passed the second
+ * validator, and the chargers, their central systems and those `alsoClose` was given are stopped.
+ */
+export function useOcppChargers() {
+  const started: OcppCharger[] = [];
+  const others: Csms[] = [];
+  afterEach(async () => {
+    for (const c of started.splice(0)) {
+      expectValidFrames(c.csms);
+      await c.h.stop();
+      await c.csms.close();
+    }
+    for (const csms of others.splice(0)) await csms.close();
+  });
+  return {
+    async charger(opts: Parameters<typeof startOcppCharger>[0] = {}): Promise<OcppCharger> {
+      const c = await startOcppCharger(opts);
+      started.push(c);
+      return c;
+    },
+    alsoClose: (csms: Csms) => void others.push(csms),
+  };
 }
