@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { RPCClient } from 'ocpp-rpc';
+import { createRPCError, RPCClient } from 'ocpp-rpc';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 
@@ -148,10 +148,7 @@ export function createTransport(o: TransportOptions, handler: CallHandler, event
         try {
           return await handler(String(method), (params ?? {}) as Record<string, unknown>);
         } catch (err) {
-          if (err instanceof CallError) {
-            const { createRPCError } = await import('ocpp-rpc');
-            throw createRPCError(err.rpcErrorCode, err.message);
-          }
+          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
           o.logger.error({ err, action: method }, 'OCPP: handling a call of the central system failed');
           throw err;
         }

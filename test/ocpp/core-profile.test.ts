@@ -83,6 +83,21 @@ describe('boot', () => {
     await until(c, () => beats() === 3, 'a heartbeat after 45 s');
   });
 
+  test('the central system\'s time: a difference is logged and every timestamp sent follows its clock', async () => {
+    const clock = new ManualClock(TEST_EPOCH);
+    const ahead = 3_600_000;
+    const csms = await startCsms({ now: () => clock.now() + ahead });
+    const c = await charger({ csms, clock });
+    await c.online();
+    expect(c.h.logs.join('')).toContain('differs from the central system');
+    const status = (await until(c, () => csms.calls('StatusNotification')[0], 'a status'))!;
+    expect(status.timestamp).toBe(new Date(clock.now() + ahead).toISOString());
+    await c.act('plug');
+    await c.tag(KNOWN);
+    const start = (await until(c, () => csms.calls('StartTransaction')[0], 'StartTransaction'))!;
+    expect(Date.parse(start.timestamp) - clock.now()).toBeGreaterThan(ahead - 1000);
+  });
+
   test('OcppEnabled off: no connection, tags as before (stand-alone)', async () => {
     const c = await charger({ settings: { OcppEnabled: 0 } });
     await c.step(60_000);
