@@ -49,6 +49,7 @@ export function createAuthorizationStore(database: Database, now: () => number) 
       localAuthorizationList?: { idTag: string; idTagInfo?: IdTagInfo }[];
     }): Promise<SendLocalListStatus> {
       const entries = request.localAuthorizationList ?? [];
+      if (entries.length > LOCAL_LIST_MAX) return 'Failed';
       if (new Set(entries.map((e) => e.idTag)).size !== entries.length) return 'Failed';
       if (request.updateType === 'Full' && entries.some((e) => !e.idTagInfo)) return 'Failed';
       return database.write(async (tx) => {

@@ -41,6 +41,9 @@ export class CallError extends Error {
 /** A call the central system made, answered by the returned payload (or a thrown CallError). */
 export type CallHandler = (action: string, payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
+/** The largest frame accepted from the central system (a full local list of 1000 tags is about 100 KB). */
+export const MAX_FRAME_BYTES = 1 << 20;
+
 /** How long the central system has to answer a call before it counts as failed. */
 export const CALL_TIMEOUT_MS = 30_000;
 
@@ -141,7 +144,7 @@ export function createTransport(o: TransportOptions, handler: CallHandler, event
         callTimeoutMs: CALL_TIMEOUT_MS,
         respondWithDetailedErrors: false,
         ...(o.password ? { password: o.password } : {}),
-        ...(ca ? { wsOpts: { ca } } : {}),
+        wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
       } as never);
       client = c;
       c.handle(async ({ method, params }) => {

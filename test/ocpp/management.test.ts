@@ -84,6 +84,8 @@ describe('local authorization list and cache', () => {
     expect(await send(2, 'Differential', [{ idTag: 'AA000004', idTagInfo: { status: 'Accepted' } }, { idTag: 'AA000001' }])).toEqual({ status: 'Accepted' });
     expect(await send(2, 'Differential', [{ idTag: 'AA000005', idTagInfo: { status: 'Accepted' } }])).toEqual({ status: 'VersionMismatch' });
     expect(await send(3, 'Full', [{ idTag: 'AA000006' }])).toEqual({ status: 'Failed' });
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ idTag: `T${i}`, idTagInfo: { status: 'Accepted' } }));
+    expect(await send(3, 'Full', tooMany)).toEqual({ status: 'Failed' });
     expect(await c.csms.call('GetLocalListVersion', {})).toEqual({ listVersion: 2 });
     // Offline: the list decides (LocalAuthorizeOffline on, AllowOfflineTxForUnknownId off).
     await c.csms.close();
