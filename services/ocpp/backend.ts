@@ -11,7 +11,8 @@ import type { Settings } from '../settings/index.js';
 import type { Transactions } from '../transactions.js';
 import { createAuthorizationStore, type IdTagInfo } from './authorization.js';
 import { createConfiguration } from './configuration.js';
-import { createOutbox, type MeterValue, type QueuedMessage, type SampledValue } from './outbox.js';
+import { meterValueOf, type MeterValue, type SampleContext } from './meter-values.js';
+import { createOutbox, type QueuedMessage } from './outbox.js';
 import {
   compositeLimitA,
   compositeSchedule,
@@ -22,6 +23,7 @@ import {
   type ProfilePurpose,
   type ScheduleTransaction,
 } from './smart-charging.js';
+import { statusesOf } from './status.js';
 import { CallError, configurationError, createTransport, type TransportOptions } from './transport.js';
 
 export const CHARGE_POINT_VENDOR = 'ChargeController';
@@ -32,55 +34,6 @@ export const AUTHORIZE_TIMEOUT_MS = 10_000;
 export const RESET_DRAIN_MS = 10_000;
 /** A clock difference to the central system above this is logged. */
 export const CLOCK_TOLERANCE_MS = 2_000;
-
-/** spec 2.13 ocppState → OCPP 1.6 ChargePointStatus. */
-const STATUS: Record<string, string> = {
-  available: 'Available',
-  preparing: 'Preparing',
-  charging: 'Charging',
-  suspendedev: 'SuspendedEV',
-  suspendedevse: 'SuspendedEVSE',
-  finishing: 'Finishing',
-  reserved: 'Reserved',
-  unavailable: 'Unavailable',
-  faulted: 'Faulted',
-  occupied: 'Preparing',
-};
-
-/** The controller's message codes (/v1/messages) → OCPP 1.6 ChargePointErrorCode. */
-const ERROR_CODES: Record<string, string> = {
-  CP_STATE_E: 'EVCommunicationError',
-  CP_STATE_F: 'EVCommunicationError',
-  CP_STATE_D_NO_VENTILATION: 'OtherError',
-  CONTACTOR_WELDED: 'PowerSwitchFailure',
-  CONTACTOR_NOT_CLOSING: 'PowerSwitchFailure',
-  OVERTEMPERATURE: 'HighTemperature',
-  HIGH_TEMPERATURE: 'HighTemperature',
-  TEMPERATURE_SENSOR_FAILURE: 'OtherError',
-  METER_NOT_RESPONDING: 'PowerMeterFailure',
-};
-
-interface Status {
-  connectorId: 0 | 1;
-  status: string;
-  errorCode: string;
-  vendorErrorCode?: string;
-  info?: string;
-}
-
-/** StatusNotification of connectors 0 and 1 from the core's state; errorCode from the most severe active message. */
-export function statusesOf(state: CoreState): [Status, Status] {
-  const ocpp = state.system.ocppState;
-  const message = state.messages.find((m) => m.severity === 'ERROR') ?? state.messages[0];
-  const error = message
-    ? { errorCode: ERROR_CODES[message.errorCode] ?? 'OtherError', vendorErrorCode: message.errorCode.slice(0, 50), info: message.message.slice(0, 50) }
-    : { errorCode: 'NoError' };
-  const whole = ocpp === 'faulted' ? 'Faulted' : ocpp === 'unavailable' ? 'Unavailable' : 'Available';
-  return [
-    { connectorId: 0, status: whole, ...(whole === 'Available' ? { errorCode: 'NoError' } : error) },
-    { connectorId: 1, status: STATUS[ocpp] ?? 'Available', ...error },
-  ];
-}
 
 export interface BackendDeps {
   database: Database;
@@ -316,22 +269,13 @@ export async function createBackend(deps: BackendDeps) {
   }
 
   // ---- meter values ---------------------------------------------------------------------------------------------
-  function sample(context: 'Sample.Periodic' | 'Sample.Clock' | 'Trigger'): MeterValue | undefined {
+  const sample = (context: SampleContext): MeterValue | undefined => {
     const state = charging.coreState();
-    if (!state) return undefined;
-    const values: SampledValue[] = [];
-    const add = (v: SampledValue) => values.push({ context, location: 'Outlet', ...v });
-    if (state.meter) {
-      add({ value: String(state.meter.energyWh), measurand: 'Energy.Active.Import.Register', unit: 'Wh' });
-      add({ value: String(state.meter.powerW), measurand: 'Power.Active.Import', unit: 'W' });
-      state.meter.currentsA.forEach((a, i) => add({ value: String(a), measurand: 'Current.Import', phase: `L${i + 1}`, unit: 'A' }));
-    }
-    if (state.system.ambientTemp !== undefined) add({ value: String(state.system.ambientTemp), measurand: 'Temperature', unit: 'Celsius', location: 'Body' });
-    return values.length ? { timestamp: csmsTime(now()), sampledValue: values } : undefined;
-  }
+    return state ? meterValueOf(state, context, csmsTime(now())) : undefined;
+  };
 
   /** Meter values: queued with the running transaction, else sent while online (not kept offline). */
-  async function sendMeterValues(context: 'Sample.Periodic' | 'Sample.Clock' | 'Trigger'): Promise<void> {
+  async function sendMeterValues(context: SampleContext): Promise<void> {
     const value = sample(context);
     if (!value) return;
     const tx = charging.coreState()?.transaction;

@@ -3,6 +3,7 @@ import type { Database, WriteTx } from '../../db/client.js';
 import { ocppQueue, transactions } from '../../db/schema.js';
 import type { TransactionRecord } from '../core/protocol.js';
 import type { TransactionEnd, TransactionHooks } from '../transactions.js';
+import type { MeterValue } from './meter-values.js';
 
 export type QueuedAction = (typeof ocppQueue.$inferSelect)['action'];
 export type QueuedMessage = typeof ocppQueue.$inferSelect;
@@ -11,9 +12,6 @@ export type QueuedMessage = typeof ocppQueue.$inferSelect;
 export const FREE_CHARGING_ID_TAG = 'FreeCharging';
 export const idTagOf = (tagId: string | null | undefined): string => (tagId ?? FREE_CHARGING_ID_TAG).slice(0, 20);
 
-/** The sampled values of one meter reading, as OCPP 1.6 MeterValue sampledValue entries. */
-export type SampledValue = { value: string; context?: string; measurand?: string; phase?: string; unit?: string; location?: string };
-export type MeterValue = { timestamp: string; sampledValue: SampledValue[] };
 
 /** The energy register at a transaction's start or end, as transactionData. */
 const registerValue = (wh: number, timestamp: string, context: 'Transaction.Begin' | 'Transaction.End'): MeterValue => ({
