@@ -1,4 +1,5 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
+import { exponentialBackoff } from './backoff.js';
 
 /**
  * The link to the OCPP 1.6 central system (CSMS), as one actor.
@@ -22,9 +23,7 @@ export const BACKOFF_MAX_MS = 300_000;
 export const BOOT_RETRY_MS = 60_000;
 
 /** The wait before the `attempts`-th retry. */
-export function backoffMs(attempts: number): number {
-  return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, attempts - 1));
-}
+export const backoffMs = (attempts: number): number => exponentialBackoff(attempts, BACKOFF_MIN_MS, BACKOFF_MAX_MS);
 
 export interface BackendLinkContext {
   /** Failed connections since the last accepted boot. */

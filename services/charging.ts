@@ -48,9 +48,9 @@ export function createChargingService(deps: ChargingDeps) {
   let authorizer: ((uid: string) => Promise<boolean>) | undefined;
   /** The central system's transaction id of each running transaction (shown in spec 2.13's transaction). */
   const backendIds = new Map<string, string>();
-  const stateListeners: Array<(state: CoreState) => void> = [];
   /** Current limits (A) by source; the core gets the lowest. */
   const loadLimits = new Map<LoadLimitSource, number>();
+  const watchers = new Set<() => void>();
 
   // The core's transaction effects are persisted in order (a checkpoint never overtakes its start); failures logged.
   let queue: Promise<void> = Promise.resolve();
@@ -118,7 +118,8 @@ export function createChargingService(deps: ChargingDeps) {
   const chargePoint: ChargePoint = {
     state(): SystemState {
       const { system, transaction } = state();
-      const second = transaction ? Math.floor(now() / 1000) : -1;
+      // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
+      const second = transaction ? Math.floor((now() - transaction.startedAt) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
       const shown: SystemState = { ...system };
       if (transaction) {
@@ -173,12 +174,18 @@ export function createChargingService(deps: ChargingDeps) {
       latest = next;
       version++;
       for (const id of backendIds.keys()) if (next.transaction?.transactionId !== id) backendIds.delete(id);
-      for (const listener of stateListeners) listener(next);
+      for (const watcher of watchers) {
+        try {
+          watcher();
+        } catch (err) {
+          logger.error({ err }, 'a watcher of the charge point failed');
+        }
+      }
     },
 
-    /** Called with every state the core sends (the OCPP backend: status notifications, meter values). */
-    onStateChange(listener: (state: CoreState) => void): void {
-      stateListeners.push(listener);
+    /** Calls `watcher` after every state from the core (MQTT publishes from it; OCPP sends status and meter values). */
+    watch(watcher: () => void): void {
+      watchers.add(watcher);
     },
 
     /** Tags the local whitelist does not know are decided by `decide` (the OCPP backend), or refused without one. */

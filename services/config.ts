@@ -66,6 +66,7 @@ const EnvSchema = v.object({
   FAULT_SLOW_COMMIT_MS: v.optional(
     v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a whole number of milliseconds from 0 to 10000'), v.transform(Number), v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000')),
   ),
+  MQTT_CA_FILE: v.optional(absolutePath('/etc/ssl/certs/broker-ca.pem')),
   METRICS_TOKEN: v.optional(
     v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)')),
   ),
@@ -104,6 +105,8 @@ export type Config = {
   nfc: Pn532PortOptions;
   /** Whether the reader is the real PN532 on `nfc` (HARDWARE=rpi, or NFC_PORT set with HARDWARE=sim). */
   nfcReader: boolean;
+  /** CA certificates (PEM) that mqtts:// brokers are checked against besides the system's (MQTT_CA_FILE). */
+  mqttCaFile: string | undefined;
   /** The bearer token that lets non-loopback clients read /metrics (METRICS_TOKEN); unset: loopback only. */
   metricsToken: string | undefined;
   /** Fault injection (FAULT_SLOW_COMMIT_MS, tests and the safety bench): every database commit takes this much longer. */
@@ -174,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     temperatureSensorPath: e.TEMPERATURE_SENSOR,
     nfc: { path: e.NFC_PORT ?? DEFAULT_NFC_PORT.path, baudRate: e.NFC_BAUD },
     nfcReader: rpi || e.NFC_PORT !== undefined,
+    mqttCaFile: e.MQTT_CA_FILE,
     metricsToken: e.METRICS_TOKEN,
     slowCommitMs: e.FAULT_SLOW_COMMIT_MS ?? 0,
   };

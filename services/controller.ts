@@ -8,7 +8,8 @@ import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 import { backendLinkMachine } from '../machines/backend-link.js';
-import { controllerMachine, type BackendLinkActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { controllerMachine, type BackendLinkActor, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { mqttMachine } from '../machines/mqtt.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
@@ -23,6 +24,7 @@ import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createMqttService, type MqttService } from './mqtt/index.js';
 import { createNfcService, type NfcService } from './nfc.js';
 import { createBackend, type Backend, type BackendDeps } from './ocpp/backend.js';
 import { createSessions, type Sessions } from './sessions.js';
@@ -88,6 +90,8 @@ export interface Controller {
   nfc: NfcService;
   /** The OCPP 1.6 charge point (the link to the central system). */
   backend: Backend;
+  /** The MQTT link (docs/mqtt.md), beside the API. */
+  mqtt: MqttService;
   metrics: Metrics;
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
@@ -221,11 +225,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger });
+  const mqtt = createMqttService({ settings, charging, logger, caFile: config.mqttCaFile });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
       backendLink: backendLinkMachine.provide({ actions: backend.linkActions }),
+      mqtt: mqttMachine.provide({ actions: mqtt.actions }),
     },
   });
   const inspector = createInspector({ now: () => clock.now() });
@@ -254,8 +260,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
-  applySettings(settings, { charging, logLevel, nfc });
-  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
+  mqtt.attach(root.system.get('mqtt') as MqttActor);
+  applySettings(settings, { charging, logLevel, nfc, mqtt });
+  settings.onChange(() => applySettings(settings, { charging, logLevel, nfc, mqtt }));
 
   const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
@@ -283,6 +290,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     inspector,
     nfc,
     backend,
+    mqtt,
     metrics,
     settings,
     reader,
@@ -291,6 +299,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       (closing ??= (async () => {
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
+        await mqtt.stop(); // `offline` on the status topic before the charge point stops
         stopReading();
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         await charging.stop();

@@ -3,6 +3,7 @@ import type { AnyActorRef, StateValue } from 'xstate';
 import type { Role } from '../db/schema.js';
 import { allowedCurrentA, type ChargeContext } from '../machines/charge-cycle.js';
 import type { BackendLinkContext } from '../machines/backend-link.js';
+import { backoffMs, type MqttContext } from '../machines/mqtt.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
 import { transitionTable, triggerOf } from '../machines/transitions.js';
@@ -96,6 +97,17 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
   }),
   pairing: (c: PairingContext) => ({ tag: c.tag }),
   backendLink: (c: BackendLinkContext) => ({ failedAttempts: c.attempts, bootRetryS: c.bootRetryMs / 1000, heartbeatS: c.heartbeatMs / 1000 }),
+  // No broker, user or password: the MQTT actor does not hold them (services/mqtt/ does).
+  mqtt: (c: MqttContext) => ({
+    failures: c.failures,
+    nextAttemptAfterS: c.failures > 0 ? backoffMs(c.failures) / 1000 : null,
+    discovery: c.discovery,
+    meterIntervalS: c.intervalMs / 1000,
+    meterPending: c.meterPending,
+    loadLimitA: c.limitA,
+    fallbackA: c.loadLimit.fallbackA,
+    limitRefreshS: c.loadLimit.timeoutMs / 1000,
+  }),
   session: (c: SessionContext) => ({
     user: c.session?.username ?? null,
     role: c.session?.role ?? null,
@@ -109,9 +121,10 @@ const EVENT_FIELDS: Record<string, Record<string, string[]>> = {
   chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'], STOP: ['reason'] },
   pairing: { ENABLE: ['chargePointIdle'], TAG: ['id', 'tagType', 'known'] },
   backendLink: { 'BOOT.ACCEPTED': ['intervalS'], 'BOOT.PENDING': ['intervalS'], 'BOOT.REJECTED': ['intervalS'], 'HEARTBEAT.INTERVAL': ['seconds'] },
+  mqtt: { CONFIGURE: ['connect'], DISCOVERY: ['on'], INTERVAL: ['ms'], LOAD_MANAGEMENT: ['on', 'timeoutMs', 'fallbackA'], LIMIT: ['amps'] },
 };
-/** Events not listed: a call recording its time (one per API request) would drown the rest. */
-const QUIET_EVENTS = new Set(['ACTIVITY']);
+/** Events not listed: a call recording its time (one per API request), meter values (one a second) would drown the rest. */
+const QUIET_EVENTS = new Set(['ACTIVITY', 'METER']);
 
 /** Active state paths of a state value, ancestors first. */
 export function activePaths(value: StateValue, prefix = ''): string[] {

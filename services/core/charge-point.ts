@@ -324,6 +324,10 @@ export function createChargePoint(deps: ChargePointDeps) {
       type2State: pilot === 'f' ? 'e' : pilot,
     };
     if (temperatureC !== null) system.ambientTemp = Math.round(temperatureC * 10) / 10;
+    const meter: CoreState['meter'] =
+      meterAnswering && lastReading
+        ? { energyWh: Math.max(0, Math.round(lastReading.energyWh)), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100) }
+        : null;
     let transaction: CoreState['transaction'] = null;
     if (active) {
       const tx = active;
@@ -331,14 +335,14 @@ export function createChargePoint(deps: ChargePointDeps) {
         transactionId: tx.id,
         startedAt: tx.startedAt,
         consumption: tx.meterStartWh !== null && tx.meterLastWh !== null ? Math.max(0, tx.meterLastWh - tx.meterStartWh) : 0,
-        power: meterAnswering && lastReading ? Math.round(lastReading.powerW) : 0,
+        power: meter ? meter.powerW : 0,
         maxPower: tx.maxPowerW,
         OCPPMeterCurrent: { L1: -1 },
       };
       if (tx.tagId !== undefined) transaction.tagId = tx.tagId;
       if (tx.userId !== undefined) transaction.userId = tx.userId;
-      if (meterAnswering && lastReading && lastReading.currentsA.length > 0) {
-        const [l1, l2, l3] = lastReading.currentsA.map((a) => Math.round(a * 100) / 100);
+      if (meter && meter.currentsA.length > 0) {
+        const [l1, l2, l3] = meter.currentsA;
         transaction.OCPPMeterCurrent = { L1: l1! };
         if (l2 !== undefined && l3 !== undefined) Object.assign(transaction.OCPPMeterCurrent, { L2: l2, L3: l3 });
       }
@@ -347,10 +351,7 @@ export function createChargePoint(deps: ChargePointDeps) {
       system,
       transaction,
       messages: messageCauses().map((c) => ({ ...MESSAGES[c] })),
-      meter:
-        meterAnswering && lastReading
-          ? { energyWh: Math.round(lastReading.energyWh), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100) }
-          : null,
+      meter,
       hmi: currentHmi(),
       chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
     };

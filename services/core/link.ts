@@ -86,7 +86,13 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
     const worker = new Worker(workerFile(), { workerData: init, stdout: false, stderr: false });
     worker.on('message', onMessage);
     worker.on('error', (err) => loseCore(`it failed: ${err.message}`));
-    worker.on('exit', (code) => loseCore(`its thread ended with code ${code}`));
+    worker.on('exit', (code) => {
+      // A core asked to stop ends its thread right after its answer, which may be read in the same turn as the exit:
+      // answer what still waits, so a stop never hangs.
+      for (const [id, resolve] of pending) resolve({ type: 'reply', id, ok: closing, error: `the core's thread ended with code ${code}` });
+      pending.clear();
+      loseCore(`its thread ended with code ${code}`);
+    });
     post = (m) => worker.postMessage(m);
     terminate = async () => {
       await worker.terminate();
@@ -141,7 +147,8 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
   // Heartbeats: the core watches for them (worker); this side watches the core's.
   const heartbeat = setInterval(() => {
     if (!watch || !watching) return;
-    post({ type: 'heartbeat' });
+    post({ type: 'heartbeat' }); // also while the core stops: it watches this thread until it has stopped
+    if (closing) return;
     const silent = core.silence();
     if (silent !== undefined) loseCore(`it sent nothing for ${Math.round(silent)} ms`);
   }, HEARTBEAT_MS);
@@ -176,8 +183,9 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
     request,
     async close() {
       if (closing) return;
-      const reply = lost ? undefined : await request({ type: 'stop' });
+      // From here on the core is expected to go quiet and end: that is no longer a loss.
       closing = true;
+      const reply = lost ? undefined : await request({ type: 'stop' });
       clearInterval(heartbeat);
       if (reply && !reply.ok) logger.error({ error: reply.error }, 'the charge-point core did not stop cleanly');
       await terminate();

@@ -142,9 +142,13 @@ const CoreStateSchema = v.strictObject({
     }),
   ),
   messages: v.array(MessageSchema),
-  /** The meter's latest answer (null while it does not answer): registers for the central system's meter values. */
+  /** The meter's latest reading (register in Wh, power in W, current per phase in A); null while it does not answer. */
   meter: v.nullable(
-    v.strictObject({ energyWh: v.pipe(v.number(), v.integer(), v.minValue(0)), powerW: v.pipe(v.number(), v.integer()), currentsA: v.array(finite) }),
+    v.strictObject({
+      energyWh: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      powerW: v.pipe(v.number(), v.integer()),
+      currentsA: v.pipe(v.array(finite), v.maxLength(3)),
+    }),
   ),
   hmi: v.picklist(HMI_STATES),
   /** The charge-cycle actor as the inspector shows it. */

@@ -586,7 +586,10 @@ export async function createBackend(deps: BackendDeps) {
         logger.warn({}, 'OCPP: OcppPassword is sent over ws:// without TLS, readable on the network: use wss:// (security profile 2)');
       }
       charging.setAuthorizer(authorize);
-      charging.onStateChange(onCoreState);
+      charging.watch(() => {
+        const state = charging.coreState();
+        if (state) onCoreState(state);
+      });
       settings.onChange((changed) => {
         if (changed.has('OcppHeartbeatInterval')) link?.send({ type: 'HEARTBEAT.INTERVAL', seconds: setting('OcppHeartbeatInterval') });
         if (changed.has('OcppMeterValueSampleInterval')) armSampling();

@@ -42,8 +42,11 @@ interface FieldBase {
   reboot?: boolean;
   /** Part of /v1/app_settings (the smartphone app's view). */
   app?: boolean;
-  /** Write-only (a password): its value is never returned (it reads as empty) nor logged. */
-  secret?: boolean;
+  /**
+   * Write-only (a password): the API never shows the value (`value` and `default` are empty; the extension `isSet`
+   * says whether one is stored), and nothing else shows or logs it.
+   */
+  writeOnly?: boolean;
 }
 
 export type FieldDef =
@@ -110,6 +113,15 @@ const ocppSwitch = (f: Pick<FieldBase, 'key' | 'label' | 'description'> & { defa
 });
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
+/** MQTT topic levels: no wildcard (`+`, `#`), no empty level, no leading `$` (broker topics), no white space. */
+const TOPIC = /^(?!\$)[^\s+#/]+(\/[^\s+#/]+)*$/;
+/** An MQTT broker URL without credentials (they are the user and password settings) and without a path. */
+const BROKER_URL = /^$|^mqtts?:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:(6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?\/?$/;
+const MQTT_ON = [{ name: 'MqttEnabled', value: [1] }];
+const MQTT_CONTROL = [...MQTT_ON, { name: 'MqttControl', value: [1] }];
+const MQTT_LOAD = [...MQTT_CONTROL, { name: 'MqttLoadManagement', value: [1] }];
+const MQTT_DISCOVERY = [...MQTT_ON, { name: 'MqttDiscovery', value: [1] }];
+
 export const CATALOGUE: GroupDef[] = [
   {
     key: 'network',
@@ -175,7 +187,7 @@ export const CATALOGUE: GroupDef[] = [
             pattern: /^$|^[\x21-\x7e]{16,40}$/,
             patternHint: 'empty or 16 to 40 printable ASCII characters without spaces',
             default: '',
-            secret: true,
+            writeOnly: true,
             reboot: true,
           }),
           ocppField({
@@ -271,6 +283,142 @@ export const CATALOGUE: GroupDef[] = [
           ocppSwitch({ key: 'OcppLocalAuthorizeOffline', label: 'Offline authorization', description: 'While the central system cannot be reached, tags valid in the OCPP whitelist or the cache may charge (OCPP LocalAuthorizeOffline).', default: 1 }),
           ocppSwitch({ key: 'OcppAllowOfflineTxForUnknownId', label: 'Offline charging for unknown tags', description: 'While the central system cannot be reached, any tag may charge (OCPP AllowOfflineTxForUnknownId).', default: 0 }),
           ocppSwitch({ key: 'OcppStopTransactionOnInvalidId', label: 'Stop on invalid tag', description: 'Stop a transaction when the central system answers its start with a tag that is not valid (OCPP StopTransactionOnInvalidId).', default: 1 }),
+        ],
+      },
+      {
+        // docs/mqtt.md: topics, payloads, commands and Home Assistant discovery. Every change takes effect at once.
+        key: 'mqtt',
+        label: 'MQTT',
+        fields: [
+          onOff({ key: 'MqttEnabled', label: 'MQTT', description: 'Publish the state to an MQTT broker and take commands from it (Home Assistant, evcc, Node-RED).', default: 0, role: 'operator' }),
+          {
+            key: 'MqttUrl',
+            label: 'Broker URL',
+            description: 'mqtt://host:port, or mqtts://host:port for TLS (port 1883 and 8883 by default). User and password are set below, not in the URL.',
+            type: 'string',
+            length: [0, 255],
+            pattern: BROKER_URL,
+            patternHint: 'empty or an mqtt:// or mqtts:// URL with a host and an optional port, without user, password or path',
+            default: '',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+          },
+          { key: 'MqttUsername', label: 'User name', description: 'User name at the broker; empty: none.', type: 'string', length: [0, 255], default: '', mode: 'rw', role: 'operator', parents: MQTT_ON },
+          {
+            key: 'MqttPassword',
+            label: 'Password',
+            description: 'Password at the broker. Write-only: it is never shown, logged or published.',
+            type: 'string',
+            length: [0, 255],
+            default: '',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+            writeOnly: true,
+          },
+          {
+            key: 'MqttClientId',
+            label: 'Client ID',
+            description: 'Client identifier at the broker; empty: charge-controller- followed by the serial number.',
+            type: 'string',
+            length: [0, 64],
+            pattern: /^[\x21-\x7e]*$/,
+            patternHint: 'printable ASCII characters without spaces',
+            default: '',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+          },
+          {
+            key: 'MqttBaseTopic',
+            label: 'Base topic',
+            description: 'Every topic of this charger starts with it; give each charger on a broker its own.',
+            type: 'string',
+            length: [1, 128],
+            pattern: TOPIC,
+            patternHint: 'topic levels separated by "/", without "+", "#", spaces, empty levels or a leading "$"',
+            default: 'charge-controller',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+          },
+          {
+            key: 'MqttQos',
+            label: 'Quality of service',
+            description: 'MQTT QoS of the published state, the discovery messages and the subscriptions.',
+            type: 'enum',
+            options: [
+              { value: 0, label: 'At most once (0)' },
+              { value: 1, label: 'At least once (1)' },
+              { value: 2, label: 'Exactly once (2)' },
+            ],
+            default: 1,
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+          },
+          onOff({ key: 'MqttRetain', label: 'Retain state', description: 'On: the broker keeps the last state for new subscribers. The status and discovery messages are always retained.', default: 1, role: 'operator', parents: MQTT_ON }),
+          {
+            key: 'MqttInterval',
+            label: 'Meter publish interval',
+            description: 'Meter values (power, energy, currents, temperature, duration) are published at most this often; states at once.',
+            type: 'int',
+            range: [1, 3600],
+            default: 10,
+            unit: 's',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_ON,
+          },
+          onOff({ key: 'MqttPublishTagIds', label: 'Publish tag ids', description: 'On: the tag id and user id of the transaction are published. Off (default): never, as they identify people.', default: 0, role: 'operator', parents: MQTT_ON }),
+          onOff({ key: 'MqttControl', label: 'Control over MQTT', description: 'On: commands on <base topic>/set/... are carried out (charging enabled, maximum current, load limit). Off: they are refused.', default: 0, role: 'operator', parents: MQTT_ON }),
+          onOff({
+            key: 'MqttLoadManagement',
+            label: 'Load limit over MQTT',
+            description: 'On: the current limit from <base topic>/set/LoadLimit applies; without a new one within the refresh time (and after a start, until the first), the fallback current applies.',
+            default: 0,
+            role: 'operator',
+            parents: MQTT_CONTROL,
+          }),
+          {
+            key: 'MqttLoadLimitTimeout',
+            label: 'Load limit refresh time',
+            description: 'A load limit not renewed within this time is stale: the fallback current applies.',
+            type: 'int',
+            range: [5, 3600],
+            default: 60,
+            unit: 's',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_LOAD,
+          },
+          {
+            key: 'MqttLoadLimitFallback',
+            label: 'Fallback current',
+            description: 'The current limit while no fresh load limit is known; below 6 A charging pauses.',
+            type: 'int',
+            range: [0, 32],
+            default: 6,
+            unit: 'A',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_LOAD,
+          },
+          onOff({ key: 'MqttDiscovery', label: 'Home Assistant discovery', description: 'On: the charger announces its entities to Home Assistant (and again when Home Assistant starts). Off: the announcement is withdrawn.', default: 1, role: 'operator', parents: MQTT_ON }),
+          {
+            key: 'MqttDiscoveryPrefix',
+            label: 'Discovery prefix',
+            description: 'Topic prefix of Home Assistant discovery.',
+            type: 'string',
+            length: [1, 64],
+            pattern: TOPIC,
+            patternHint: 'topic levels separated by "/", without "+", "#", spaces, empty levels or a leading "$"',
+            default: 'homeassistant',
+            mode: 'rw',
+            role: 'operator',
+            parents: MQTT_DISCOVERY,
+          },
         ],
       },
     ],

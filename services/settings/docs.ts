@@ -5,7 +5,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 function valueText(field: FieldDef): string {
   switch (field.type) {
     case 'string':
-      return `string, ${field.length[0]}–${field.length[1]} characters${field.patternHint ? `, ${field.patternHint}` : ''}`;
+      return `string, ${field.length[0]}–${field.length[1]} characters${field.patternHint ? `, ${field.patternHint}` : ''}${field.writeOnly ? '; write-only (never shown: `value` empty, `isSet` 0 or 1)' : ''}`;
     case 'int':
       return `integer ${field.range[0]}–${field.range[1]}${field.unit ? ` ${field.unit}` : ''}`;
     case 'enum':

@@ -7,6 +7,8 @@ import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
+import type { MqttOptions } from '../mqtt/options.js';
+import { mqttOptionsOf } from '../mqtt/options.js';
 import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
@@ -41,8 +43,10 @@ export interface FieldView {
   unit?: string;
   /** Extension: an enum's choices, so a client can offer them (spec 2.7 shows only the current value). */
   options?: { value: number; label: string }[];
-  /** Extension: a write-only field (a password): its value always reads as empty; a form masks what is typed. */
-  writeOnly?: true;
+  /** Extension: a write-only field (a password); its `value` is always empty. */
+  writeOnly?: 1;
+  /** Extension, write-only fields: whether a value is stored (1) or the field is empty (0). */
+  isSet?: 0 | 1;
 }
 
 /** One pair of a POST/PATCH request, as received. */
@@ -60,7 +64,6 @@ const ENGLISH = settingsTexts('gb');
 
 /** The value a client sees: enums as `{value, label}` (the label in the texts' language), the rest as stored. */
 export function presentValue(field: FieldDef, value: SettingValue, texts: SettingsTexts = ENGLISH): unknown {
-  if (field.secret) return ''; // write-only: never returned
   if (field.type === 'enum') {
     const label = field.options.find((o) => o.value === value)?.label;
     return { value, label: label === undefined ? String(value) : texts.option(label) };
@@ -140,12 +143,14 @@ export async function createSettings(database: Database, opts: { now: () => numb
     if (field.mode === 'ro') return (opts.computed() as unknown as Record<string, string>)[field.key] ?? field.default;
     return values.get(field.key) ?? field.default;
   };
+  /** The value as the API shows it: a write-only field's never (its default is empty). */
+  const shownValue = (field: FieldDef): SettingValue => (field.writeOnly ? field.default : valueOf(field));
 
   function fieldView(field: FieldDef, role: Role, descriptions = true, t: SettingsTexts = texts()): FieldView {
     const view: FieldView = {
       role: field.role,
       key: field.key,
-      value: presentValue(field, valueOf(field), t),
+      value: presentValue(field, shownValue(field), t),
       type: field.type,
       mode: field.mode,
       default: presentValue(field, field.default, t),
@@ -158,7 +163,10 @@ export async function createSettings(database: Database, opts: { now: () => numb
     if (field.mode === 'rw' && !canChange(role, field)) view.isNotAuthorized = 1;
     if (field.unit) view.unit = field.unit;
     if (field.type === 'enum') view.options = field.options.map((o) => ({ value: o.value, label: t.option(o.label) }));
-    if (field.secret) view.writeOnly = true;
+    if (field.writeOnly) {
+      view.writeOnly = 1;
+      view.isSet = valueOf(field) === field.default ? 0 : 1;
+    }
     return view;
   }
 
@@ -215,7 +223,7 @@ export async function createSettings(database: Database, opts: { now: () => numb
       });
       if (missing.length) throw notFound(`Unknown setting ${missing.map((k) => JSON.stringify(k)).join(', ')}`);
       const t = texts();
-      return { params: keys.map((k) => ({ [k]: presentValue(FIELDS.get(k)!, valueOf(FIELDS.get(k)!), t) })) };
+      return { params: keys.map((k) => ({ [k]: presentValue(FIELDS.get(k)!, shownValue(FIELDS.get(k)!), t) })) };
     },
 
     /**
@@ -342,11 +350,15 @@ const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info',
 
 /**
  * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
- * LOG_LEVEL is set, which wins; see createLogLevel).
+ * LOG_LEVEL is set, which wins; see createLogLevel), MQTT.
  */
-export function applySettings(settings: Pick<Settings, 'get'>, to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'> }): void {
+export function applySettings(
+  settings: Pick<Settings, 'get'>,
+  to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'>; mqtt: { configure(options: MqttOptions): void } },
+): void {
   to.charging.applySettings(chargeSettingsOf(settings));
   to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
   to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
   to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info');
+  to.mqtt.configure(mqttOptionsOf(settings));
 }

@@ -9,6 +9,13 @@ import type { FieldDef } from './catalogue.js';
 
 type FieldTexts = { label: Translations; description: Translations; hint?: Translations };
 
+/** The hint of the MQTT topic fields. */
+const TOPIC_HINT: Translations = {
+  de: 'Topic-Ebenen, getrennt durch "/", ohne "+", "#", Leerzeichen, leere Ebenen oder ein führendes "$"',
+  nl: 'topic-niveaus gescheiden door "/", zonder "+", "#", spaties, lege niveaus of een "$" aan het begin',
+  fr: 'des niveaux de topic séparés par "/", sans "+", "#", espaces, niveaux vides ni "$" initial',
+};
+
 /** The hint of the static IPv4 fields (`{default}`: the field's default, as in the English hint). */
 const IPV4_HINT: Translations = { de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' };
 
@@ -209,6 +216,138 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       fr: 'Arrêter une transaction lorsque le système central répond à son démarrage avec un badge non valide (OCPP StopTransactionOnInvalidId).',
     },
   },
+  MqttEnabled: {
+    label: { de: 'MQTT', nl: 'MQTT', fr: 'MQTT' },
+    description: {
+      de: 'Den Zustand an einen MQTT-Broker senden und Befehle von ihm annehmen (Home Assistant, evcc, Node-RED).',
+      nl: 'De toestand naar een MQTT-broker publiceren en er opdrachten van aannemen (Home Assistant, evcc, Node-RED).',
+      fr: "Publier l'état sur un broker MQTT et en accepter des commandes (Home Assistant, evcc, Node-RED).",
+    },
+  },
+  MqttUrl: {
+    label: { de: 'Broker-URL', nl: 'Broker-URL', fr: 'URL du broker' },
+    description: {
+      de: 'mqtt://host:port oder mqtts://host:port für TLS (standardmäßig Port 1883 bzw. 8883). Benutzer und Passwort werden unten eingestellt, nicht in der URL.',
+      nl: 'mqtt://host:poort, of mqtts://host:poort voor TLS (standaard poort 1883 en 8883). Gebruiker en wachtwoord stelt u hieronder in, niet in de URL.',
+      fr: "mqtt://hôte:port, ou mqtts://hôte:port pour TLS (ports 1883 et 8883 par défaut). L'utilisateur et le mot de passe se règlent ci-dessous, pas dans l'URL.",
+    },
+    hint: {
+      de: 'leer oder eine mqtt://- bzw. mqtts://-URL mit Host und optionalem Port, ohne Benutzer, Passwort oder Pfad',
+      nl: 'leeg of een mqtt://- of mqtts://-URL met een host en een optionele poort, zonder gebruiker, wachtwoord of pad',
+      fr: 'vide ou une URL mqtt:// ou mqtts:// avec un hôte et un port facultatif, sans utilisateur, mot de passe ni chemin',
+    },
+  },
+  MqttUsername: {
+    label: { de: 'Benutzername', nl: 'Gebruikersnaam', fr: "Nom d'utilisateur" },
+    description: { de: 'Benutzername beim Broker; leer: keiner.', nl: 'Gebruikersnaam bij de broker; leeg: geen.', fr: "Nom d'utilisateur auprès du broker ; vide : aucun." },
+  },
+  MqttPassword: {
+    label: { de: 'Passwort', nl: 'Wachtwoord', fr: 'Mot de passe' },
+    description: {
+      de: 'Passwort beim Broker. Nur schreibbar: Es wird nie angezeigt, protokolliert oder veröffentlicht.',
+      nl: 'Wachtwoord bij de broker. Alleen-schrijven: het wordt nooit getoond, gelogd of gepubliceerd.',
+      fr: "Mot de passe auprès du broker. En écriture seule : il n'est jamais affiché, journalisé ni publié.",
+    },
+  },
+  MqttClientId: {
+    label: { de: 'Client-ID', nl: 'Client-ID', fr: 'Identifiant client' },
+    description: {
+      de: 'Client-Kennung beim Broker; leer: charge-controller- gefolgt von der Seriennummer.',
+      nl: 'Client-ID bij de broker; leeg: charge-controller- gevolgd door het serienummer.',
+      fr: 'Identifiant du client auprès du broker ; vide : charge-controller- suivi du numéro de série.',
+    },
+    hint: { de: 'druckbare ASCII-Zeichen ohne Leerzeichen', nl: 'afdrukbare ASCII-tekens zonder spaties', fr: 'des caractères ASCII imprimables sans espaces' },
+  },
+  MqttBaseTopic: {
+    label: { de: 'Basis-Topic', nl: 'Basistopic', fr: 'Topic de base' },
+    description: {
+      de: 'Jedes Topic dieses Ladepunkts beginnt damit; jeder Ladepunkt an einem Broker braucht ein eigenes.',
+      nl: 'Elk topic van dit laadpunt begint ermee; geef elk laadpunt op een broker een eigen.',
+      fr: 'Chaque topic de ce point de charge commence ainsi ; donnez à chaque point de charge du broker le sien.',
+    },
+    hint: TOPIC_HINT,
+  },
+  MqttQos: {
+    label: { de: 'Dienstgüte (QoS)', nl: 'Servicekwaliteit (QoS)', fr: 'Qualité de service (QoS)' },
+    description: {
+      de: 'MQTT-QoS des veröffentlichten Zustands, der Discovery-Nachrichten und der Abonnements.',
+      nl: 'MQTT-QoS van de gepubliceerde toestand, de discoveryberichten en de abonnementen.',
+      fr: "QoS MQTT de l'état publié, des messages de découverte et des abonnements.",
+    },
+  },
+  MqttRetain: {
+    label: { de: 'Zustand behalten (retain)', nl: 'Toestand bewaren (retain)', fr: "Conserver l'état (retain)" },
+    description: {
+      de: 'Ein: Der Broker behält den letzten Zustand für neue Abonnenten. Status- und Discovery-Nachrichten werden immer behalten.',
+      nl: 'Aan: de broker bewaart de laatste toestand voor nieuwe abonnees. Status- en discoveryberichten worden altijd bewaard.',
+      fr: "Activé : le broker conserve le dernier état pour les nouveaux abonnés. Les messages d'état de connexion et de découverte sont toujours conservés.",
+    },
+  },
+  MqttInterval: {
+    label: { de: 'Sendeintervall der Zählerwerte', nl: 'Publicatie-interval meterwaarden', fr: 'Intervalle de publication des mesures' },
+    description: {
+      de: 'Zählerwerte (Leistung, Energie, Ströme, Temperatur, Dauer) werden höchstens so oft veröffentlicht; Zustände sofort.',
+      nl: 'Meterwaarden (vermogen, energie, stromen, temperatuur, duur) worden hoogstens zo vaak gepubliceerd; toestanden direct.',
+      fr: 'Les mesures (puissance, énergie, courants, température, durée) sont publiées au plus à cette fréquence ; les états immédiatement.',
+    },
+  },
+  MqttPublishTagIds: {
+    label: { de: 'Tag-IDs veröffentlichen', nl: 'Tag-ID’s publiceren', fr: 'Publier les identifiants de badge' },
+    description: {
+      de: 'Ein: Tag-ID und Benutzer-ID der Transaktion werden veröffentlicht. Aus (Standard): nie, da sie Personen identifizieren.',
+      nl: 'Aan: de tag-ID en gebruikers-ID van de transactie worden gepubliceerd. Uit (standaard): nooit, omdat ze personen identificeren.',
+      fr: "Activé : l'identifiant du badge et celui de l'utilisateur de la transaction sont publiés. Désactivé (par défaut) : jamais, car ils identifient des personnes.",
+    },
+  },
+  MqttControl: {
+    label: { de: 'Steuerung über MQTT', nl: 'Bediening via MQTT', fr: 'Commande par MQTT' },
+    description: {
+      de: 'Ein: Befehle auf <Basis-Topic>/set/... werden ausgeführt (Laden aktiviert, Maximalstrom, Lastgrenze). Aus: Sie werden abgelehnt.',
+      nl: 'Aan: opdrachten op <basistopic>/set/... worden uitgevoerd (laden ingeschakeld, maximale stroom, lastlimiet). Uit: ze worden geweigerd.',
+      fr: 'Activé : les commandes sur <topic de base>/set/... sont exécutées (charge activée, courant maximal, limite de charge). Désactivé : elles sont refusées.',
+    },
+  },
+  MqttLoadManagement: {
+    label: { de: 'Lastgrenze über MQTT', nl: 'Lastlimiet via MQTT', fr: 'Limite de charge par MQTT' },
+    description: {
+      de: 'Ein: Die Stromgrenze von <Basis-Topic>/set/LoadLimit gilt; ohne neue innerhalb der Auffrischzeit (und nach einem Start bis zur ersten) gilt der Rückfallstrom.',
+      nl: 'Aan: de stroomlimiet van <basistopic>/set/LoadLimit geldt; zonder nieuwe binnen de verversingstijd (en na een start tot de eerste) geldt de terugvalstroom.',
+      fr: "Activé : la limite de courant de <topic de base>/set/LoadLimit s'applique ; sans nouvelle limite dans le délai de rafraîchissement (et après un démarrage, jusqu'à la première), le courant de repli s'applique.",
+    },
+  },
+  MqttLoadLimitTimeout: {
+    label: { de: 'Auffrischzeit der Lastgrenze', nl: 'Verversingstijd lastlimiet', fr: 'Délai de rafraîchissement de la limite' },
+    description: {
+      de: 'Eine Lastgrenze, die nicht innerhalb dieser Zeit erneuert wird, ist veraltet: Der Rückfallstrom gilt.',
+      nl: 'Een lastlimiet die niet binnen deze tijd wordt vernieuwd, is verouderd: de terugvalstroom geldt.',
+      fr: "Une limite de charge non renouvelée dans ce délai est périmée : le courant de repli s'applique.",
+    },
+  },
+  MqttLoadLimitFallback: {
+    label: { de: 'Rückfallstrom', nl: 'Terugvalstroom', fr: 'Courant de repli' },
+    description: {
+      de: 'Die Stromgrenze, solange keine aktuelle Lastgrenze bekannt ist; unter 6 A pausiert das Laden.',
+      nl: 'De stroomlimiet zolang er geen actuele lastlimiet bekend is; onder 6 A pauzeert het laden.',
+      fr: "La limite de courant tant qu'aucune limite de charge récente n'est connue ; en dessous de 6 A, la charge est suspendue.",
+    },
+  },
+  MqttDiscovery: {
+    label: { de: 'Home-Assistant-Discovery', nl: 'Home Assistant-discovery', fr: 'Découverte Home Assistant' },
+    description: {
+      de: 'Ein: Der Ladepunkt meldet seine Entitäten bei Home Assistant an (und erneut, wenn Home Assistant startet). Aus: Die Anmeldung wird zurückgezogen.',
+      nl: 'Aan: het laadpunt meldt zijn entiteiten aan bij Home Assistant (en opnieuw wanneer Home Assistant start). Uit: de aanmelding wordt ingetrokken.',
+      fr: 'Activé : le point de charge annonce ses entités à Home Assistant (et à nouveau au démarrage de Home Assistant). Désactivé : l’annonce est retirée.',
+    },
+  },
+  MqttDiscoveryPrefix: {
+    label: { de: 'Discovery-Präfix', nl: 'Discoveryprefix', fr: 'Préfixe de découverte' },
+    description: {
+      de: 'Topic-Präfix der Home-Assistant-Discovery.',
+      nl: 'Topicprefix van Home Assistant-discovery.',
+      fr: 'Préfixe de topic de la découverte Home Assistant.',
+    },
+    hint: TOPIC_HINT,
+  },
   RFIDMode: {
     label: { de: 'RFID-Modus', nl: 'RFID-modus', fr: 'Mode RFID' },
     description: {
@@ -391,6 +530,7 @@ export const SUB_GROUP_TRANSLATIONS: Record<string, Translations> = {
   connection: { de: 'Verbindung', nl: 'Verbinding', fr: 'Connexion' },
   ocpp: { de: 'OCPP', nl: 'OCPP', fr: 'OCPP' },
   ocppauth: { de: 'OCPP-Autorisierung', nl: 'OCPP-autorisatie', fr: 'Autorisation OCPP' },
+  mqtt: { de: 'MQTT', nl: 'MQTT', fr: 'MQTT' },
   rfid: { de: 'RFID-Einstellungen', nl: 'RFID-instellingen', fr: 'Paramètres RFID' },
   freecharging: { de: 'Freies Laden', nl: 'Vrij laden', fr: 'Recharge libre' },
   local: { de: 'Lokale Whitelist', nl: 'Lokale whitelist', fr: 'Liste blanche locale' },
@@ -420,6 +560,9 @@ export const OPTION_TRANSLATIONS: Record<string, Translations> = {
   warn: { de: 'warn', nl: 'warn', fr: 'warn' },
   info: { de: 'info', nl: 'info', fr: 'info' },
   debug: { de: 'debug', nl: 'debug', fr: 'debug' },
+  'At most once (0)': { de: 'Höchstens einmal (0)', nl: 'Hoogstens één keer (0)', fr: 'Au plus une fois (0)' },
+  'At least once (1)': { de: 'Mindestens einmal (1)', nl: 'Minstens één keer (1)', fr: 'Au moins une fois (1)' },
+  'Exactly once (2)': { de: 'Genau einmal (2)', nl: 'Precies één keer (2)', fr: 'Exactement une fois (2)' },
 };
 
 /** Why a settings pair was refused, in each language (the causes of a settings 400). */

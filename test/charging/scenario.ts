@@ -55,6 +55,7 @@ export interface Charger {
 export async function startCharger(
   opts: {
     dataDir?: string;
+    env?: Record<string, string>;
     inspect?: (e: InspectionEvent) => void;
     chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware;
     /** Further harness options (a clock, the restart hook, OCPP frames). */
@@ -66,6 +67,7 @@ export async function startCharger(
   const h = await startHarness({
     ...opts.harness,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
     ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
     inspect: (e) => {
       record(e);

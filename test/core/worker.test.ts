@@ -105,6 +105,11 @@ describe('the controller with its core in the worker thread', () => {
     try {
       await until('the snapshot', async () => events.join('').includes('event: snapshot'));
       expect(events.join('')).toMatch(/"systemId":"chargeCycle","status":"active","states":\[[^\]]*"operative"/);
+      // The self-driven EV of the test before stopped wherever it was: from B, the EV asks for energy.
+      if ((await view()).plant.vehicle === 'requesting') {
+        await http('POST', '/sim/pause');
+        await until('the charge point in B', async () => (await view()).chargePoint.type2State === 'b');
+      }
       await http('POST', '/sim/charge');
       await until('the PILOT event from the core', async () => /"actor":"chargeCycle","type":"PILOT","detail":\{"level":"c"\}/.test(events.join('')));
       await until('the charge cycle charging', async () => /"systemId":"chargeCycle".{0,200}"operative\.session\.transaction\.charging"/.test(events.join('')));

@@ -126,11 +126,14 @@ function Field({ field, value, editable, cause, onChange }) {
       </div>
       <${FieldNotes} field=${field} editable=${editable} cause=${cause} />
     </fieldset>`;
+  } else if (field.writeOnly) {
+    // A password: never shown (the controller sends it empty); typing a new one replaces the stored one.
+    const [, max] = field.validation ? field.validation.length : [];
+    const state = t(field.isSet ? 'settings.secretSet' : 'settings.secretUnset');
+    control = html`<input id=${id} type="password" autocomplete="new-password" maxlength=${max} value=${value} placeholder=${state} title=${state} onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
   } else {
     const [, max] = field.validation ? field.validation.length : [];
-    // A write-only field (a password) reads as empty and masks what is typed.
-    const type = field.writeOnly ? 'password' : 'text';
-    control = html`<input id=${id} type=${type} maxlength=${max} value=${value} spellcheck="false" autocomplete=${field.writeOnly ? 'new-password' : undefined} onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
+    control = html`<input id=${id} type="text" maxlength=${max} value=${value} spellcheck="false" onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
   }
   return html`<div class=${`field${cause ? ' invalid' : ''}`} data-key=${field.key}>
     <label for=${id}>${field.label}</label>

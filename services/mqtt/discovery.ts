@@ -1,0 +1,153 @@
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
+import { FIELDS } from '../settings/catalogue.js';
+import { LOAD_LIMIT_FIELD } from './commands.js';
+import type { MqttOptions } from './options.js';
+
+/**
+ * Home Assistant MQTT discovery (docs/mqtt.md): one retained configuration message per entity on
+ * `<prefix>/<component>/<device id>/<object id>/config`, all under one device, available while `<base>/status` says
+ * `online`. Entities that the settings do not offer (commands without control, tag ids not published, a second and
+ * third phase on one phase) get an empty retained message instead, which removes them from Home Assistant.
+ */
+
+type Component = 'sensor' | 'binary_sensor' | 'switch' | 'number';
+
+interface Entity {
+  object: string;
+  component: Component;
+  name: string;
+  /** The topic below the base topic it shows. */
+  state: string;
+  config: Record<string, unknown>;
+  /** Offered with these options (default: always). */
+  when?: (o: MqttOptions) => boolean;
+}
+
+const enumSensor = (object: string, name: string, state: string, options: readonly string[]): Entity => ({
+  object,
+  component: 'sensor',
+  name,
+  state,
+  config: { device_class: 'enum', options: [...options] },
+});
+
+const measurement = (object: string, name: string, state: string, deviceClass: string, unit: string, stateClass = 'measurement', when?: Entity['when']): Entity => ({
+  object,
+  component: 'sensor',
+  name,
+  state,
+  config: { device_class: deviceClass, state_class: stateClass, unit_of_measurement: unit },
+  ...(when ? { when } : {}),
+});
+
+const rangeOf = (key: string): [number, number] => {
+  const field = FIELDS.get(key);
+  if (field?.type !== 'int') throw new Error(`${key} is not an integer setting`);
+  return field.range;
+};
+
+const threePhases = (o: MqttOptions) => o.phases === 3;
+const controlled = (o: MqttOptions) => o.control;
+const loadManaged = (o: MqttOptions) => o.control && o.loadManagement;
+
+/** Every entity the charger can announce. */
+export const ENTITIES: readonly Entity[] = [
+  enumSensor('system_state', 'State', 'systemState', SYSTEM_STATES),
+  enumSensor('connection_state', 'Connection', 'connectionState', CONNECTION_STATES),
+  enumSensor('auth_state', 'Authorization', 'authState', AUTH_STATES),
+  enumSensor('ocpp_state', 'Connector status', 'ocppState', OCPP_STATES),
+  enumSensor('type2_state', 'Control pilot state', 'type2State', TYPE2_STATES),
+  measurement('power', 'Power', 'power', 'power', 'W'),
+  measurement('session_energy', 'Session energy', 'sessionEnergy', 'energy', 'Wh', 'total_increasing'),
+  measurement('meter_energy', 'Meter energy', 'meterEnergy', 'energy', 'Wh', 'total_increasing'),
+  measurement('current_l1', 'Current L1', 'currentL1', 'current', 'A'),
+  measurement('current_l2', 'Current L2', 'currentL2', 'current', 'A', 'measurement', threePhases),
+  measurement('current_l3', 'Current L3', 'currentL3', 'current', 'A', 'measurement', threePhases),
+  measurement('temperature', 'Temperature', 'temperature', 'temperature', '°C'),
+  measurement('transaction_duration', 'Charging time', 'transactionDuration', 'duration', 's'),
+  {
+    object: 'transaction_active',
+    component: 'binary_sensor',
+    name: 'Transaction',
+    state: 'transactionActive',
+    config: { device_class: 'running', payload_on: '1', payload_off: '0' },
+  },
+  {
+    object: 'messages',
+    component: 'sensor',
+    name: 'Messages',
+    state: 'messages',
+    config: { icon: 'mdi:alert-circle-outline', value_template: '{{ value_json | count }}', json_attributes_topic: 'messages', json_attributes_template: '{{ {"messages": value_json} | tojson }}' },
+  },
+  enumSensor('load_limit_state', 'Load limit state', 'loadLimitState', ['off', 'fallback', 'fresh']),
+  { object: 'tag_id', component: 'sensor', name: 'Tag', state: 'tagId', config: { icon: 'mdi:card-account-details-outline' }, when: (o) => o.publishTagIds },
+  {
+    object: 'charging_enabled',
+    component: 'switch',
+    name: 'Charging enabled',
+    state: 'chargingEnabled',
+    config: { command: 'ChargingEnabled', payload_on: '1', payload_off: '0', state_on: '1', state_off: '0' },
+    when: controlled,
+  },
+  {
+    object: 'max_current',
+    component: 'number',
+    name: 'Maximum current',
+    state: 'maxCurrent',
+    config: { command: 'MaxCurrent', device_class: 'current', unit_of_measurement: 'A', min: rangeOf('MaxCurrent')[0], max: rangeOf('MaxCurrent')[1], step: 1, mode: 'box' },
+    when: controlled,
+  },
+  {
+    object: 'load_limit',
+    component: 'number',
+    name: 'Load limit',
+    state: 'loadLimit',
+    config: {
+      command: 'LoadLimit',
+      device_class: 'current',
+      unit_of_measurement: 'A',
+      min: LOAD_LIMIT_FIELD.range[0],
+      max: LOAD_LIMIT_FIELD.range[1],
+      step: 1,
+      mode: 'box',
+    },
+    when: loadManaged,
+  },
+];
+
+/** The retained discovery messages for these options: config topic → payload (empty: not offered, removed). */
+export function discoveryMessages(o: MqttOptions, announce: boolean): Map<string, string> {
+  const base = o.baseTopic;
+  const device = {
+    identifiers: [o.deviceId],
+    name: 'Charge controller',
+    manufacturer: 'charge-controller',
+    model: 'AC charge controller (type 2)',
+    serial_number: o.serialNumber,
+    sw_version: o.firmwareVersion,
+  };
+  const messages = new Map<string, string>();
+  for (const e of ENTITIES) {
+    const topic = `${o.discoveryPrefix}/${e.component}/${o.deviceId}/${e.object}/config`;
+    if (!announce || (e.when && !e.when(o))) {
+      messages.set(topic, '');
+      continue;
+    }
+    const { command, json_attributes_topic, ...rest } = e.config as { command?: string; json_attributes_topic?: string };
+    const config: Record<string, unknown> = {
+      name: e.name,
+      unique_id: `${o.deviceId}_${e.object}`,
+      object_id: `${o.deviceId}_${e.object}`,
+      state_topic: `${base}/${e.state}`,
+      ...rest,
+      availability: [{ topic: `${base}/status`, payload_available: 'online', payload_not_available: 'offline' }],
+      device,
+      origin: { name: 'charge-controller', sw_version: o.firmwareVersion },
+      qos: o.qos,
+    };
+    if (command) config.command_topic = `${base}/set/${command}`;
+    if (json_attributes_topic) config.json_attributes_topic = `${base}/${json_attributes_topic}`;
+    messages.set(topic, JSON.stringify(config));
+  }
+  return messages;
+}

@@ -1,0 +1,95 @@
+import type { SystemState } from '../charge-point.js';
+import type { CoreState } from '../core/protocol.js';
+
+/**
+ * What the charger publishes, computed from the core's latest state (the same the API shows): single-value topics
+ * below the base topic, in two groups, and one JSON state topic (docs/mqtt.md).
+ * - states: published at once when they change;
+ * - meter values: published at most once per interval (machines/mqtt.ts), as they change every second.
+ * `None` stands for "no value" (Home Assistant shows it as unknown); the JSON state has `null` instead.
+ */
+
+/** The payload of an unknown value on a single-value topic. */
+export const NO_VALUE = 'None';
+
+/** Topic (below the base topic) → payload. */
+export type Values = Record<string, string>;
+
+export interface PublishedInput {
+  /** /v1/system_state as the API shows it (the transaction's duration as of now). */
+  system: SystemState;
+  core: CoreState;
+  chargingEnabled: boolean;
+  maxCurrentA: number;
+  /** The load limit from MQTT now (A), null when none applies. */
+  loadLimitA: number | null;
+  loadLimitState: 'off' | 'fallback' | 'fresh';
+  /** The tag id and user id may be published (MqttPublishTagIds). */
+  publishTagIds: boolean;
+}
+
+/** The states: systemState and the other spec state names, transaction active, messages, control values. */
+export function stateValues(input: PublishedInput): Values {
+  const { system } = input;
+  const values: Values = {
+    systemState: system.systemState,
+    connectionState: system.connectionState,
+    authState: system.authState,
+    ocppState: system.ocppState,
+    type2State: system.type2State,
+    transactionActive: system.transaction ? '1' : '0',
+    messages: JSON.stringify(input.core.messages.map(({ severity, errorCode, message }) => ({ severity, errorCode, message }))),
+    chargingEnabled: input.chargingEnabled ? '1' : '0',
+    maxCurrent: String(input.maxCurrentA),
+    loadLimit: input.loadLimitA === null ? NO_VALUE : String(input.loadLimitA),
+    loadLimitState: input.loadLimitState,
+  };
+  if (input.publishTagIds) {
+    values.tagId = system.transaction?.tagId ?? NO_VALUE;
+    values.userId = system.transaction?.userId ?? NO_VALUE;
+  }
+  return values;
+}
+
+/** The topics of the tag id and user id (published only when allowed, cleared when no longer allowed). */
+export const TAG_TOPICS = ['tagId', 'userId'] as const;
+
+const numberOr = (value: number | undefined | null): string => (value === undefined || value === null ? NO_VALUE : String(value));
+
+/** The meter values: power, energies, currents per phase, temperature, transaction duration. */
+export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Values {
+  const { system, core } = input;
+  const meter = core.meter;
+  return {
+    power: numberOr(meter?.powerW),
+    meterEnergy: numberOr(meter?.energyWh),
+    sessionEnergy: String(system.transaction?.consumption ?? 0),
+    currentL1: numberOr(meter?.currentsA[0]),
+    currentL2: numberOr(meter?.currentsA[1]),
+    currentL3: numberOr(meter?.currentsA[2]),
+    temperature: numberOr(system.ambientTemp),
+    transactionDuration: String(system.transaction?.transactionDuration ?? 0),
+  };
+}
+
+/** A single-value payload as a JSON value (numbers as numbers, `None` as null). */
+function jsonValue(topic: string, payload: string): unknown {
+  if (payload === NO_VALUE) return null;
+  if (topic === 'messages') return JSON.parse(payload) as unknown;
+  if (topic === 'transactionActive' || topic === 'chargingEnabled') return payload === '1';
+  return NUMERIC.has(topic) ? Number(payload) : payload;
+}
+
+/** The topics whose payload is a number. */
+const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration']);
+
+/**
+ * The JSON state topic: every single value in one object (the meter values as last published, so they too change
+ * at most once per interval), plus the transaction's id and start.
+ */
+export function jsonState(states: Values, meter: Values, system: SystemState): string {
+  const out: Record<string, unknown> = {};
+  for (const [topic, payload] of Object.entries({ ...states, ...meter })) out[topic] = jsonValue(topic, payload);
+  out.transaction = system.transaction ? { transactionId: system.transaction.transactionId, transactionStart: system.transaction.transactionStart } : null;
+  return JSON.stringify(out);
+}
