@@ -9,7 +9,7 @@ import { startCharger, type Charger } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';
 import { ocppSettings, until, writeSettings } from '../ocpp/support.js';
-import { CoverageRecorder, planPaths, writeReport } from './model.js';
+import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport } from './model.js';
 
 /**
  * Model-based tests of the backend link (machines/backend-link.ts): paths generated from the machine, executed
@@ -63,6 +63,14 @@ function modelEvents(s: BackendLinkSnapshot): BackendLinkEvent[] {
 const { paths } = planPaths(backendLinkMachine, { events: modelEvents, input: { heartbeatMs: INITIAL_HEARTBEAT_MS } });
 const coverage = new CoverageRecorder();
 
+/** Deliberately broken timers (MBT_BREAK), to show the suite catches real faults. */
+const BREAKS: Record<string, (clock: ManualClock) => void> = {
+  'backoff-timer-never-fires': (clock) => timerNeverFires(clock, backoffMs(1)),
+  'boot-retry-timer-never-fires': (clock) => timerNeverFires(clock, 30_000),
+  'heartbeat-timer-never-fires': (clock) => timerNeverFires(clock, INITIAL_HEARTBEAT_MS),
+};
+const broken = chosenBreak(BREAKS);
+
 /** A decision the central system waits for. */
 interface Gate<T> {
   waiting: Array<(value: T) => void>;
@@ -80,6 +88,7 @@ interface World {
 
 async function startWorld(): Promise<World> {
   const clock = new ManualClock(TEST_EPOCH);
+  if (broken) BREAKS[broken]!(clock);
   const admit: Gate<boolean> = { waiting: [] };
   const boot: World['boot'] = { waiting: [] };
   const csms = await startCsms({ now: () => clock.now(), admit: () => new Promise((resolve) => admit.waiting.push(resolve)) });
@@ -144,7 +153,7 @@ async function execute(w: World, before: BackendLinkSnapshot, event: BackendLink
 const describeEvent = (e: BackendLinkEvent) =>
   (e.type as string).startsWith('xstate.after.') ? `after ${(e.type as string).split('.')[2]}` : 'intervalS' in e ? `${e.type}(${e.intervalS})` : 'seconds' in e ? `${e.type}(${e.seconds})` : e.type;
 
-describe(`backend link, ${paths.length} generated paths`, () => {
+describe(`backend link, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
   it.each(paths.map((p) => [p.steps.slice(1).map((s) => describeEvent(s.event as BackendLinkEvent)).join(' → ') || '(initial)', p] as const))(
     '%s',
     async (_name, path) => {
@@ -178,6 +187,7 @@ describe(`backend link, ${paths.length} generated paths`, () => {
 });
 
 afterAll(() => {
+  if (broken) return;
   const report = coverage.report('backendLink', backendLinkMachine, paths.length);
   writeReport(report);
   expect(report.states.missing, 'backend-link states no path reached').toEqual([]);
