@@ -414,6 +414,10 @@ export async function createBackend(deps: BackendDeps) {
     if (!state?.matches({ connected: 'accepted' }) && !state?.matches({ connected: 'pending' })) {
       throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
     }
+    // OCPP 1.6 4.2: while pending, the central system may configure the charge point but not start or stop charging.
+    if (state.matches({ connected: 'pending' }) && (action === 'RemoteStartTransaction' || action === 'RemoteStopTransaction')) {
+      return { status: 'Rejected' };
+    }
     switch (action) {
       case 'GetConfiguration':
         return configuration.get(p.key);

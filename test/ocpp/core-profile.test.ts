@@ -32,6 +32,7 @@ describe('boot', () => {
     // While pending the central system may ask; the charge point sends nothing but BootNotification.
     const config = await csms.call('GetConfiguration', { key: ['HeartbeatInterval'] });
     expect(config.configurationKey).toEqual([{ key: 'HeartbeatInterval', readonly: false, value: '300' }]);
+    expect(await csms.call('RemoteStartTransaction', { idTag: 'REMOTE-1' })).toEqual({ status: 'Rejected' }); // not while pending
     await c.act('plug');
     await c.tag(KNOWN);
     await c.step(29_000);
