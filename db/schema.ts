@@ -119,3 +119,55 @@ export const settings = sqliteTable('settings', {
   value: text('value').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
+
+/**
+ * The OCPP offline queue (services/ocpp/outbox.ts): transaction-related messages to the central system, written
+ * here before they are sent (a StartTransaction and StopTransaction in the same write as the transaction itself) and
+ * deleted in the same write that records the central system's answer; sent in `seq` order. `transactionId` is the
+ * local transaction's id: the central system's id is filled in when the message is sent (a StopTransaction waits for
+ * its StartTransaction's answer).
+ */
+export const ocppQueue = sqliteTable('ocpp_queue', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  action: text('action', { enum: ['StartTransaction', 'StopTransaction', 'MeterValues'] }).notNull(),
+  transactionId: text('transaction_id').notNull(),
+  payload: text('payload').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  /** UTC ms before which the message is not sent again (after a refusal: TransactionMessageRetryInterval). */
+  notBefore: integer('not_before').notNull().default(0),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** The OCPP local authorization list (SendLocalList), used while OCPPWLEnabled is on. Expiry in UTC ms. */
+export const ocppLocalList = sqliteTable('ocpp_local_list', {
+  idTag: text('id_tag').primaryKey(),
+  status: text('status').notNull(),
+  expiryDate: integer('expiry_date'),
+  parentIdTag: text('parent_id_tag'),
+});
+
+/** The OCPP authorization cache: the central system's latest answer per tag (Authorize, Start/StopTransaction). */
+export const ocppAuthCache = sqliteTable('ocpp_auth_cache', {
+  idTag: text('id_tag').primaryKey(),
+  status: text('status').notNull(),
+  expiryDate: integer('expiry_date'),
+  parentIdTag: text('parent_id_tag'),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Charging profiles the central system installed (SetChargingProfile), as received (JSON). */
+export const ocppChargingProfiles = sqliteTable('ocpp_charging_profiles', {
+  id: integer('id').primaryKey(),
+  connectorId: integer('connector_id').notNull(),
+  purpose: text('purpose').notNull(),
+  stackLevel: integer('stack_level').notNull(),
+  /** TxProfile: the local transaction it belongs to (deleted with its end). */
+  transactionId: text('transaction_id'),
+  profile: text('profile').notNull(),
+});
+
+/** Small OCPP state that must survive a restart: the local list's version, a scheduled availability change. */
+export const ocppState = sqliteTable('ocpp_state', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

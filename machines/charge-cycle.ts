@@ -76,15 +76,21 @@ export interface ChargeInput {
   settings?: Partial<ChargeSettings>;
 }
 
+/** OCPP 1.6 reasons of a stop commanded from outside (the central system: STOP). */
+export const COMMANDED_STOP_REASONS = ['Remote', 'HardReset', 'SoftReset', 'UnlockCommand', 'DeAuthorized'] as const;
+export type CommandedStopReason = (typeof COMMANDED_STOP_REASONS)[number];
+
 /** OCPP 1.6 StopTransaction reasons used here. */
-export type StopReason = 'EVDisconnected' | 'Local' | 'Other';
+export type StopReason = 'EVDisconnected' | 'Local' | 'Other' | CommandedStopReason;
 
 export type ChargeEvent =
   | { type: 'PILOT'; level: PilotLevel }
   | { type: 'TAG'; id: string; known: boolean; userId?: string }
   | { type: 'SETTINGS'; settings: Partial<ChargeSettings> }
   | { type: 'LOAD_LIMIT'; amps: number | null }
-  | { type: 'FAULT'; fault: BlockingFault; active: boolean };
+  | { type: 'FAULT'; fault: BlockingFault; active: boolean }
+  /** Stop the running transaction (the central system: remote stop, reset, unlock, an invalid id). */
+  | { type: 'STOP'; reason: CommandedStopReason };
 
 /** What a state means in the spec's vocabulary (2.13); connectionState and type2State follow from the context. */
 export interface StateMeta {
@@ -112,6 +118,7 @@ export function pilotFault(ctx: Pick<ChargeContext, 'pilot' | 'settings'>): 'pil
 export function stopReasonOf(event: ChargeEvent): StopReason {
   if (event.type === 'PILOT' && event.level === 'a') return 'EVDisconnected';
   if (event.type === 'TAG') return 'Local';
+  if (event.type === 'STOP') return event.reason;
   return 'Other';
 }
 
@@ -160,6 +167,8 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
 
 /** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
 const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
+/** A commanded stop while the contactor is closed: the same way, without feedback. */
+const COMMANDED_STOP_UNDER_LOAD = { target: '#chargeCycle.operative.session.stopping' } as const;
 
 /**
  * Each rule is one transition of the state that encloses every state it applies to:
@@ -310,6 +319,7 @@ export const chargeCycleMachine = setup({
                   { guard: 'sessionTag', target: 'finished', actions: 'acceptTag' },
                   { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
                 ],
+                STOP: 'finished',
               },
               states: {
                 /** PWM announces the allowed current; the EV has not asked for energy yet. */
@@ -318,17 +328,36 @@ export const chargeCycleMachine = setup({
                   meta: meta({ systemState: 'connected', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
                     { guard: 'currentUnavailable', target: 'evsePaused' },
-                    { guard: 'requesting', target: 'charging' },
+                    { guard: 'requesting', target: 'underLoad' },
                   ],
                 },
-                charging: {
-                  tags: ['pwm', 'contactor'],
-                  meta: meta({ systemState: 'charging', authState: 'authorized_for_charging', ocppState: 'charging' }),
-                  always: [
-                    { guard: 'notRequesting', target: 'evPaused' },
-                    { guard: 'currentUnavailable', target: 'pausing' },
-                  ],
-                  on: { TAG: STOP_UNDER_LOAD },
+                /**
+                 * Under load: the contactor is closed. The session's tag or a commanded stop ends the transaction
+                 * through `stopping` (PWM off first, the contactor opens on C→B or after 6 s).
+                 */
+                underLoad: {
+                  tags: ['contactor'],
+                  initial: 'charging',
+                  on: { TAG: STOP_UNDER_LOAD, STOP: COMMANDED_STOP_UNDER_LOAD },
+                  states: {
+                    charging: {
+                      tags: ['pwm'],
+                      meta: meta({ systemState: 'charging', authState: 'authorized_for_charging', ocppState: 'charging' }),
+                      always: [
+                        { guard: 'notRequesting', target: '#chargeCycle.operative.session.transaction.evPaused' },
+                        { guard: 'currentUnavailable', target: 'pausing' },
+                      ],
+                    },
+                    /** Allowed current fell below 6 A under load: PWM off, the EV should leave C; power is cut after 6 s. */
+                    pausing: {
+                      meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
+                      always: [
+                        { guard: 'notRequesting', target: '#chargeCycle.operative.session.transaction.evsePaused' },
+                        { guard: 'currentAvailable', target: 'charging' },
+                      ],
+                      after: { powerCut: '#chargeCycle.operative.session.transaction.evsePaused' },
+                    },
+                  },
                 },
                 /** The EV paused (C→B): contactor open, PWM stays on so it may resume. */
                 evPaused: {
@@ -336,19 +365,8 @@ export const chargeCycleMachine = setup({
                   meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedev' }),
                   always: [
                     { guard: 'currentUnavailable', target: 'evsePaused' },
-                    { guard: 'requesting', target: 'charging' },
+                    { guard: 'requesting', target: 'underLoad' },
                   ],
-                },
-                /** Allowed current fell below 6 A under load: PWM off, the EV should leave C; power is cut after 6 s. */
-                pausing: {
-                  tags: ['contactor'],
-                  meta: meta({ systemState: 'charging_pause', authState: 'authorized_for_charging', ocppState: 'suspendedevse' }),
-                  always: [
-                    { guard: 'notRequesting', target: 'evsePaused' },
-                    { guard: 'currentAvailable', target: 'charging' },
-                  ],
-                  after: { powerCut: 'evsePaused' },
-                  on: { TAG: STOP_UNDER_LOAD },
                 },
                 /** No current available: PWM off, contactor open, until load management allows 6 A again. */
                 evsePaused: {

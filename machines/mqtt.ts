@@ -1,4 +1,5 @@
 import { assign, enqueueActions, setup, type SnapshotFrom } from 'xstate';
+import { exponentialBackoff } from './backoff.js';
 
 /**
  * The MQTT link (docs/mqtt.md): the connection to the broker with reconnects and backoff, the pace of the meter
@@ -26,7 +27,7 @@ export const BACKOFF_MAX_MS = 60_000;
 export const MAX_COUNTED_FAILURES = 7;
 
 /** The wait before the next attempt after `failures` failed attempts or lost connections in a row. */
-export const backoffMs = (failures: number): number => Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.max(0, failures - 1));
+export const backoffMs = (failures: number): number => exponentialBackoff(failures, BACKOFF_FIRST_MS, BACKOFF_MAX_MS);
 
 export interface LoadLimitConfig {
   /** A limit older than this is stale. */

@@ -36,7 +36,7 @@ export function describeAction(action: unknown): string {
   return 'inline';
 }
 
-/** The path of a state node below the machine root, dot-separated (`operative.session.transaction.charging`). */
+/** The path of a state node below the machine root, dot-separated (`operative.session.transaction.underLoad.charging`). */
 export function statePath(node: AnyStateNode): string {
   return node.path.join('.') || '(root)';
 }

@@ -1,6 +1,6 @@
 import type { SimState } from '../drivers/index.js';
 import type { TagTechnology } from '../drivers/types.js';
-import type { ChargeSettings } from '../machines/charge-cycle.js';
+import type { ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
 import type { PairingActor } from '../machines/controller.js';
 import type { ChargePoint, SystemState } from './charge-point.js';
 import type { CoreLink } from './core/link.js';
@@ -20,6 +20,8 @@ export interface ChargingDeps {
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
+/** Where a current limit comes from. */
+export type LoadLimitSource = 'loadManagement' | 'ocpp';
 
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
@@ -42,6 +44,12 @@ export function createChargingService(deps: ChargingDeps) {
   let latest: CoreState | undefined;
   /** Bumped with every state from the core, so polling clients get a cached answer. */
   let version = 0;
+  /** Decides tags the local whitelist does not know (the OCPP backend: its list, cache, Authorize); none: unknown. */
+  let authorizer: ((uid: string) => Promise<boolean>) | undefined;
+  /** The central system's transaction id of each running transaction (shown in spec 2.13's transaction). */
+  const backendIds = new Map<string, string>();
+  /** Current limits (A) by source; the core gets the lowest. */
+  const loadLimits = new Map<LoadLimitSource, number>();
   const watchers = new Set<() => void>();
 
   // The core's transaction effects are persisted in order (a checkpoint never overtakes its start); failures logged.
@@ -97,7 +105,10 @@ export function createChargingService(deps: ChargingDeps) {
     const entry = toPairing || localWhitelist ? await whitelist.find(uid) : undefined;
     if (toPairing) pairing!.send({ type: 'TAG', id: uid, tagType: technology, known: entry !== undefined });
     else {
-      const message = { type: 'tag' as const, id: entry?.id ?? uid, known: entry !== undefined };
+      // The session's own tag stops its transaction whoever knows it: no need to ask the backend.
+      const sessionTag = latest?.chargeCycle.context.authorization?.tagId;
+      const known = entry !== undefined || (authorizer !== undefined && uid !== sessionTag && (await authorizer(uid)));
+      const message = { type: 'tag' as const, id: entry?.id ?? uid, known };
       linked().send(entry?.userid !== undefined ? { ...message, userId: entry.userid } : message);
     }
   }
@@ -113,8 +124,10 @@ export function createChargingService(deps: ChargingDeps) {
       const shown: SystemState = { ...system };
       if (transaction) {
         const { startedAt, ...details } = transaction;
+        const backendId = backendIds.get(details.transactionId);
         shown.transaction = {
           transactionId: details.transactionId,
+          ...(backendId !== undefined ? { backendTransactionId: backendId } : {}),
           ...(details.userId !== undefined ? { userId: details.userId } : {}),
           transactionStart: new Date(startedAt).toISOString(),
           transactionDuration: Math.max(0, Math.floor((now() - startedAt) / 1000)),
@@ -160,6 +173,7 @@ export function createChargingService(deps: ChargingDeps) {
     onState(next: CoreState): void {
       latest = next;
       version++;
+      for (const id of backendIds.keys()) if (next.transaction?.transactionId !== id) backendIds.delete(id);
       for (const watcher of watchers) {
         try {
           watcher();
@@ -169,9 +183,32 @@ export function createChargingService(deps: ChargingDeps) {
       }
     },
 
-    /** Calls `watcher` after every state from the core (MQTT publishes from it). */
+    /** Calls `watcher` after every state from the core (MQTT publishes from it; OCPP sends status and meter values). */
     watch(watcher: () => void): void {
       watchers.add(watcher);
+    },
+
+    /** Tags the local whitelist does not know are decided by `decide` (the OCPP backend), or refused without one. */
+    setAuthorizer(decide: ((uid: string) => Promise<boolean>) | undefined): void {
+      authorizer = decide;
+    },
+
+    /** The central system's id of the running transaction `transactionId`. */
+    setBackendTransactionId(transactionId: string, backendId: string): void {
+      if (latest?.transaction?.transactionId === transactionId) {
+        backendIds.set(transactionId, backendId);
+        version++;
+      }
+    },
+
+    /** An authorization from the central system (RemoteStartTransaction): the tag as if presented and known. */
+    authorizeRemotely(idTag: string): void {
+      linked().send({ type: 'tag', id: idTag, known: true });
+    },
+
+    /** Stops the running transaction (the central system); nothing happens without one. */
+    stopTransaction(reason: CommandedStopReason): void {
+      linked().send({ type: 'stopTransaction', reason });
     },
     /** A transaction effect of the core, to persist. */
     onTransaction: persist,
@@ -185,9 +222,14 @@ export function createChargingService(deps: ChargingDeps) {
       localWhitelist = enabled;
     },
 
-    /** The current limit from load management (A), null for none. */
-    setLoadLimit(amps: number | null): void {
-      linked().send({ type: 'loadLimit', amps });
+    /**
+     * A current limit (A) from `source`, null for none: load management (the simulator's control) or the central
+     * system's charging schedule. The core gets the lowest of them.
+     */
+    setLoadLimit(amps: number | null, source: LoadLimitSource = 'loadManagement'): void {
+      if (amps === null) loadLimits.delete(source);
+      else loadLimits.set(source, amps);
+      linked().send({ type: 'loadLimit', amps: loadLimits.size ? Math.min(...loadLimits.values()) : null });
     },
 
     /** NFC: `Reading card` while the link lasts. */

@@ -7,7 +7,8 @@ import { listen } from '../api/server.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
-import { controllerMachine, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
+import { backendLinkMachine } from '../machines/backend-link.js';
+import { controllerMachine, type BackendLinkActor, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/controller.js';
 import { mqttMachine } from '../machines/mqtt.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
@@ -25,6 +26,7 @@ import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createMqttService, type MqttService } from './mqtt/index.js';
 import { createNfcService, type NfcService } from './nfc.js';
+import { createBackend, type Backend, type BackendDeps } from './ocpp/backend.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createDashboard } from './settings/dashboard.js';
 import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
@@ -61,8 +63,10 @@ export interface ControllerOptions {
   showInitialPassword?: (username: string, password: string) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
-  /** Restarts the controller (POST /v1/restart); without it that endpoint does not exist. */
+  /** Restarts the controller (POST /v1/restart, OCPP Reset); without it that endpoint does not exist. */
   restart?: () => void;
+  /** Receives every OCPP frame both ways (tests). */
+  ocppFrame?: BackendDeps['frame'];
 }
 
 export interface Controller {
@@ -84,6 +88,8 @@ export interface Controller {
   inspector: Inspector;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
+  /** The OCPP 1.6 charge point (the link to the central system). */
+  backend: Backend;
   /** The MQTT link (docs/mqtt.md), beside the API. */
   mqtt: MqttService;
   metrics: Metrics;
@@ -153,15 +159,26 @@ export async function startController(options: ControllerOptions): Promise<Contr
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
+  const settings = await createSettings(database, { now, computed: () => computedValues(now) });
+  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
+  // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
+  const backend = await createBackend({
+    database,
+    settings,
+    charging,
+    transactions: services.transactions,
+    clock,
+    now,
+    logger,
+    restart: options.restart,
+    ...(options.ocppFrame ? { frame: options.ocppFrame } : {}),
+  });
   // A transaction a power loss left active is completed with its last checkpoint before anything else runs.
   const interrupted = await services.transactions.closeInterrupted();
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
   for (const entry of await services.whitelist.takeRemovedDuplicates()) {
     logger.warn(entry, `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`);
   }
-
-  const settings = await createSettings(database, { now, computed: () => computedValues(now) });
-  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
 
   const inspector = createInspector({
     now: () => clock.now(),
@@ -222,13 +239,19 @@ export async function startController(options: ControllerOptions): Promise<Contr
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
+      backendLink: backendLinkMachine.provide({ actions: backend.linkActions }),
       mqtt: mqttMachine.provide({ actions: mqtt.actions }),
     },
   });
-  const root = createActor(machine, { clock, ...(options.inspect ? { inspect: options.inspect } : {}) });
+  const root = createActor(machine, {
+    clock,
+    input: { backendLink: { heartbeatMs: (settings.get('OcppHeartbeatInterval') as number) * 1000 } },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
   charging.attach({ core, pairing: root.system.get('pairing') as PairingActor });
+  backend.attach(root.system.get('backendLink') as BackendLinkActor);
   const stopReading = reader.rfid.onTag((uid, technology) => charging.tagRead(uid, technology));
   const coreSource: ActorSource = {
     snapshot: (systemId) => coreSnapshots.get(systemId),
@@ -274,6 +297,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     charging,
     inspector,
     nfc,
+    backend,
     mqtt,
     metrics,
     settings,
@@ -285,6 +309,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await server.close();
         await mqtt.stop(); // `offline` on the status topic before the charge point stops
         stopReading();
+        await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         await charging.stop();
         nfc.stop();
         root.stop();

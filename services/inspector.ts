@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AnyActorRef, StateValue } from 'xstate';
 import type { Role } from '../db/schema.js';
 import { allowedCurrentA, chargeCycleMachine, stateMeta, type ChargeContext } from '../machines/charge-cycle.js';
+import type { BackendLinkContext } from '../machines/backend-link.js';
 import { backoffMs, type MqttContext } from '../machines/mqtt.js';
 import type { PairingContext } from '../machines/pairing.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
@@ -140,6 +141,7 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
     authTimeoutS: c.settings.authTimeoutMs / 1000,
   }),
   pairing: (c: PairingContext) => ({ tag: c.tag }),
+  backendLink: (c: BackendLinkContext) => ({ failedAttempts: c.attempts, bootRetryS: c.bootRetryMs / 1000, heartbeatS: c.heartbeatMs / 1000 }),
   // No broker, user or password: the MQTT actor does not hold them (services/mqtt/ does).
   mqtt: (c: MqttContext) => ({
     failures: c.failures,
@@ -161,8 +163,9 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
 
 /** Payload fields shown per actor and event type; others show the type only. */
 const EVENT_FIELDS: Record<string, Record<string, string[]>> = {
-  chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'] },
+  chargeCycle: { PILOT: ['level'], TAG: ['id', 'known', 'userId'], FAULT: ['fault', 'active'], LOAD_LIMIT: ['amps'], SETTINGS: ['settings'], STOP: ['reason'] },
   pairing: { ENABLE: ['chargePointIdle'], TAG: ['id', 'tagType', 'known'] },
+  backendLink: { 'BOOT.ACCEPTED': ['intervalS'], 'BOOT.PENDING': ['intervalS'], 'BOOT.REJECTED': ['intervalS'], 'HEARTBEAT.INTERVAL': ['seconds'] },
   mqtt: { CONFIGURE: ['connect'], DISCOVERY: ['on'], INTERVAL: ['ms'], LOAD_MANAGEMENT: ['on', 'timeoutMs', 'fallbackA'], LIMIT: ['amps'] },
 };
 /** Events not listed: a call recording its time (one per API request), meter values (one a second) would drown the rest. */

@@ -9,7 +9,7 @@ import { describeAction, statePath, transitionTable, type TransitionRow } from '
  * invoked actors, tags, meta): DOT for Graphviz (rendered to SVG offline, in WASM) and Mermaid for Markdown.
  * `npm run charts` writes them to docs/charts/ (a test fails when they are out of date); the inspector page
  * (`/inspect`) shows the same SVGs with the active states highlighted: every state's SVG element has the state
- * path as its `id` (`operative.session.transaction.charging`), every transition edge the id `transition-<n>`, n
+ * path as its `id` (`operative.session.transaction.underLoad.charging`), every transition edge the id `transition-<n>`, n
  * being its row in the machine's transition table (machines/transitions.ts, as numbered in docs/charge-cycle.md).
  */
 

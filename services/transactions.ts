@@ -35,6 +35,28 @@ export interface TimeRange {
   to?: number;
 }
 
+/** How a transaction ended, for the work done in the same write (the OCPP queue). */
+export interface TransactionEnd {
+  id: string;
+  tagId: string | null;
+  meterStartWh: number;
+  meterStopWh: number;
+  /** UTC ms. */
+  at: number;
+  reason: string;
+}
+
+/**
+ * Work done inside the same write as a transaction's start and end, so that it is committed with them or not at all
+ * (the OCPP queue: a completed transaction's messages to the central system are never lost to a power cut).
+ */
+export interface TransactionHooks {
+  started(tx: WriteTx, record: TransactionRecord): Promise<void>;
+  stopped(tx: WriteTx, end: TransactionEnd): Promise<void>;
+  /** After such a write committed (the queue may send what was added). */
+  committed?(): void;
+}
+
 /** Readings at most this far from the start or the end cover it (the meter is read every second). */
 export const METERING_TOLERANCE_MS = 1_000;
 /** Completed transactions read from the database at a time while a list is sent. */
@@ -109,6 +131,7 @@ async function addToDays(tx: WriteTx, where: SQL): Promise<void> {
  */
 export function createTransactions(database: Database, now: () => number = Date.now) {
   const { db } = database;
+  let hooks: TransactionHooks | undefined;
 
   /** Sums of the completed transactions matching `where`, row by row (the partial days at a range's edges). */
   const sumRows = async (where: SQL | undefined) => {
@@ -149,6 +172,11 @@ export function createTransactions(database: Database, now: () => number = Date.
 
   return {
     pagesCompleted,
+
+    /** Work to do in the same write as every start and end from now on (the OCPP queue). */
+    setHooks(h: TransactionHooks | undefined): void {
+      hooks = h;
+    },
 
     /** The completed transactions of the range, oldest first, all at once (tests, small ranges). */
     async listCompleted(range: TimeRange = {}): Promise<CompletedTransaction[]> {
@@ -202,16 +230,18 @@ export function createTransactions(database: Database, now: () => number = Date.
 
     /** Persists a transaction the core started (its registers may still be unknown). */
     async begin(record: TransactionRecord): Promise<void> {
-      await database.write((tx) =>
-        tx.insert(transactions).values({
+      await database.write(async (tx) => {
+        await tx.insert(transactions).values({
           id: record.id,
           tagId: record.tagId ?? null,
           userId: record.userId ?? null,
           startedAt: record.startedAt,
           ...metering(record),
           checkpointedAt: record.startedAt,
-        }),
-      );
+        });
+        await hooks?.started(tx, record);
+      });
+      hooks?.committed?.();
     },
 
     /**
@@ -224,10 +254,13 @@ export function createTransactions(database: Database, now: () => number = Date.
           .update(transactions)
           .set({ endedAt: transactions.checkpointedAt, stopReason: 'PowerLoss' })
           .where(isNull(transactions.endedAt))
-          .returning({ id: transactions.id });
+          .returning({ id: transactions.id, tagId: transactions.tagId, meterStartWh: transactions.meterStartWh, meterLastWh: transactions.meterLastWh, at: transactions.endedAt });
         if (closed.length > 0) await addToDays(tx, inArray(transactions.id, closed.map((c) => c.id)));
+        for (const c of closed) {
+          await hooks?.stopped(tx, { id: c.id, tagId: c.tagId, meterStartWh: c.meterStartWh, meterStopWh: c.meterLastWh, at: c.at ?? now(), reason: 'PowerLoss' });
+        }
         return closed.length;
-      });
+      }).finally(() => hooks?.committed?.());
     },
 
     /** Persists the meter registers and max power of the active transaction. */
@@ -253,7 +286,10 @@ export function createTransactions(database: Database, now: () => number = Date.
           .returning({ id: transactions.id });
         if (updated.length === 0) throw notFound(`No active transaction ${record.id}`);
         await addToDays(tx, eq(transactions.id, record.id));
+        const m = metering(record);
+        await hooks?.stopped(tx, { id: record.id, tagId: record.tagId ?? null, meterStartWh: m.meterStartWh, meterStopWh: m.meterLastWh, at, reason: end.reason });
       });
+      hooks?.committed?.();
     },
   };
 }

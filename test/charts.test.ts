@@ -55,7 +55,8 @@ test('the charge cycle shows compound states, guards, resolved and named delays,
   expect(dot).toContain('after authTimeout"');
   expect(dot).toContain('always [unplugged]');
   expect(dot).toContain('TAG [knownTag] / authorizeByTag, acceptTag');
-  expect(dot).toContain('tags: pwm, contactor');
+  expect(dot).toContain('tags: contactor');
+  expect(dot).toContain('tags: pwm');
   expect(dot).toContain('entry / startTransaction');
 });
 

@@ -100,6 +100,10 @@ export async function startHarness(
     reader?: (hardware: ReaderHardware, clock: ManualClock) => ReaderHardware;
     /** Start as on real hardware, without the simulator (so without /sim). */
     withoutSimulator?: boolean;
+    /** Restarts the controller (OCPP Reset); without it, as in the harness by default, Reset is refused. */
+    restart?: () => void;
+    /** Receives every OCPP frame both ways. */
+    ocppFrame?: (direction: 'in' | 'out', text: string) => void;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -124,6 +128,8 @@ export async function startHarness(
     ...(opts.chargePoint ? { chargePointHardware: (hw) => opts.chargePoint!(hw, clock) } : {}),
     ...(opts.reader ? { readerHardware: (hw) => opts.reader!(hw, clock) } : {}),
     ...(opts.withoutSimulator ? { withoutSimulator: true } : {}),
+    ...(opts.restart ? { restart: opts.restart } : {}),
+    ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
   });
   const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
   return {
@@ -146,6 +152,7 @@ export async function startHarness(
     async step(ms = 50) {
       await clock.advance(ms);
       await controller.charging.settled();
+      await controller.backend.settled();
     },
     async stop({ keepData = false } = {}) {
       await controller.close();

@@ -176,7 +176,7 @@ describe('access: a session of role installer or higher', () => {
     expect(res.json.charts.map((c: any) => c.systemId)).toEqual(chartedMachines().map((c) => c.systemId));
     const charge = res.json.charts.find((c: any) => c.systemId === 'chargeCycle');
     expect(charge.svg).toMatch(/^<svg/);
-    expect(charge.svg).toContain('<g id="operative.session.transaction.charging" class="node"');
+    expect(charge.svg).toContain('<g id="operative.session.transaction.underLoad.charging" class="node"');
     expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']));
     expect(res.json.simulator.faults).toContain('cp-short');
     const ticket = await h.http('POST', '/inspect/ticket', { session });
@@ -242,7 +242,7 @@ describe('the event stream', () => {
     await stream.waitFor('TAG event', (m) => m.event === 'event' && m.data.type === 'TAG' && m.data.detail.id === TAG);
     await h.sim('charge');
     await h.step(50);
-    await stream.waitFor('charging', actorStates('chargeCycle', 'operative.session.transaction.charging'));
+    await stream.waitFor('charging', actorStates('chargeCycle', 'operative.session.transaction.underLoad.charging'));
 
     // Secrets pass through the session actor meanwhile: a login token, and a failed login's proof.
     const token = (await h.http('GET', '/v1/login', { from: '127.0.0.3' })).json.token as string;

@@ -7,54 +7,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loginProof } from '../machines/secrets.js';
 import { httpRequest } from './harness.js';
+import { ENTRY, launch, login } from './processes.js';
 
 /**
  * The controller as `npm start` runs it: the compiled entry point (`npm test` builds first) in its own process,
  * on a fresh data directory.
  */
-const ENTRY = join(import.meta.dirname, '..', 'dist', 'bin', 'controller.js');
 const ACCOUNTS = join(import.meta.dirname, '..', 'dist', 'bin', 'accounts.js');
 
 let root: string;
 beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-process-'))));
 afterAll(() => rm(root, { recursive: true, force: true }));
-
-interface Running {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  port: number;
-}
-
-async function launch(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, [ENTRY], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  child.stderr!.on('data', (d: Buffer) => stderr.push(d.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening after 10 s: ${stdout.join('')}${stderr.join('')}`)), 10_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      stdout.push(d.toString());
-      const match = /"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout.join(''));
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
-  });
-  return { child, stdout, stderr, port };
-}
-
-async function login(port: number, password: string): Promise<string> {
-  const { json } = await httpRequest(port, 'GET', '/v1/login');
-  const res = await httpRequest(port, 'POST', '/v1/login', { body: { username: 'operator', password: loginProof(password, json.token) } });
-  expect(res.status).toBe(200);
-  return res.json.session.id;
-}
 
 test('first start creates the data directory and database, prints the generated operator password once, logs JSON', async () => {
   const dataDir = join(root, 'fresh', 'nested');

@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
-import { BLOCKING_FAULTS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
+import { BLOCKING_FAULTS, COMMANDED_STOP_REASONS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
 import { HMI_STATES } from '../hmi.js';
 import type { InspectRecord } from '../inspection.js';
@@ -17,7 +17,7 @@ export const REACTIONS = ['contactor_open_on_pause', 'contactor_open_on_unplug',
 export type Reaction = (typeof REACTIONS)[number];
 
 /** OCPP 1.6 stop reasons the core gives (`Reboot`: a graceful stop of the controller). */
-export const STOP_REASONS = ['EVDisconnected', 'Local', 'Other', 'Reboot'] as const;
+export const STOP_REASONS = ['EVDisconnected', 'Local', 'Other', 'Reboot', ...COMMANDED_STOP_REASONS] as const;
 
 const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const finite = v.pipe(v.number(), v.finite());
@@ -64,6 +64,8 @@ export const ToCoreSchema = v.variant('type', [
   /** A tag, already checked against the whitelist. */
   v.strictObject({ type: v.literal('tag'), id: tagId, known: v.boolean(), userId: v.optional(tagId) }),
   v.strictObject({ type: v.literal('settings'), settings: v.partial(ChargeSettingsSchema) }),
+  /** Stop the running transaction with this reason (the central system); nothing happens without one. */
+  v.strictObject({ type: v.literal('stopTransaction'), reason: v.picklist(COMMANDED_STOP_REASONS) }),
   v.strictObject({ type: v.literal('loadLimit'), amps: v.nullable(v.pipe(finite, v.minValue(0), v.maxValue(80))) }),
   /** `Reading card` on the LEDs: while `on` (the NFC link), or for `forMs` (an RFID read). */
   v.strictObject({ type: v.literal('reading'), on: v.boolean(), forMs: v.optional(int(1, 60_000)) }),

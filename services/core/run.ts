@@ -294,6 +294,9 @@ function startRunning(o: {
         case 'loadLimit':
           cycle.send({ type: 'LOAD_LIMIT', amps: message.amps });
           return;
+        case 'stopTransaction':
+          cycle.send({ type: 'STOP', reason: message.reason });
+          return;
         case 'reading':
           chargePoint.setReading(message.on, message.forMs);
           return;

@@ -103,6 +103,16 @@ const staticIpv4 = (f: Pick<FieldBase, 'key' | 'label' | 'description'> & { defa
 });
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
+/** A setting of the OCPP backend: installers change it; shown while OcppEnabled is on. */
+const ocppField = (f: Omit<Common, 'role' | 'parents'> & DistributiveOmit<FieldDef, keyof FieldBase | 'mode'>): FieldDef =>
+  ({ ...f, mode: 'rw', role: 'installer', parents: [{ name: 'OcppEnabled', value: [1] }] }) as FieldDef;
+/** An Off/On switch of the OCPP backend. */
+const ocppSwitch = (f: Pick<FieldBase, 'key' | 'label' | 'description'> & { default: 0 | 1 }): FieldDef => ({
+  ...onOff({ ...f, role: 'installer' }),
+  parents: [{ name: 'OcppEnabled', value: [1] }],
+});
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 /** MQTT topic levels: no wildcard (`+`, `#`), no empty level, no leading `$` (broker topics), no white space. */
 const TOPIC = /^(?!\$)[^\s+#/]+(\/[^\s+#/]+)*$/;
 /** An MQTT broker URL without credentials (they are the user and password settings) and without a path. */
@@ -157,27 +167,47 @@ export const CATALOGUE: GroupDef[] = [
         label: 'Connection',
         fields: [
           onOff({ key: 'OcppEnabled', label: 'OCPP backend', description: 'Connect to an OCPP 1.6 central system. Off: the controller works stand-alone.', default: 0, role: 'installer', reboot: true }),
-          {
+          ocppField({
             key: 'OcppUrl',
             label: 'Central system URL',
-            description: 'WebSocket URL of the OCPP central system (ws:// or wss://).',
+            description: 'WebSocket URL of the OCPP central system (ws:// or wss://); the charge box identity is appended as the last path segment.',
             type: 'string',
             length: [0, 255],
             pattern: /^$|^wss?:\/\/[\x21-\x7e]+$/,
             patternHint: 'empty or a ws:// or wss:// URL',
             default: '',
-            mode: 'rw',
-            role: 'installer',
-            parents: [{ name: 'OcppEnabled', value: [1] }],
             reboot: true,
-          },
+          }),
+          ocppField({
+            key: 'OcppPassword',
+            label: 'Password (security profile 1)',
+            description: 'HTTP basic authentication password at the central system (OCPP AuthorizationKey), 16 to 40 characters; empty: none. Write-only: it is never shown.',
+            type: 'string',
+            length: [0, 40],
+            pattern: /^$|^[\x21-\x7e]{16,40}$/,
+            patternHint: 'empty or 16 to 40 printable ASCII characters without spaces',
+            default: '',
+            writeOnly: true,
+            reboot: true,
+          }),
+          ocppField({
+            key: 'OcppCaFile',
+            label: 'CA certificate file (security profile 2)',
+            description: 'Path of a PEM file with the certificate authority that signed the central system\'s certificate (wss:// only); empty: the system\'s trusted authorities.',
+            type: 'string',
+            length: [0, 255],
+            pattern: PRINTABLE,
+            patternHint: 'printable ASCII characters',
+            default: '',
+            reboot: true,
+          }),
         ],
       },
       {
         key: 'ocpp',
         label: 'OCPP',
         fields: [
-          {
+          ocppField({
             key: 'OcppChargeBoxId',
             label: 'Charge box identity',
             description: 'Identity of this charge point at the central system.',
@@ -186,24 +216,73 @@ export const CATALOGUE: GroupDef[] = [
             pattern: /^[\w.-]+$/,
             patternHint: 'letters, digits, ".", "_" and "-"',
             default: 'CC-0001',
-            mode: 'rw',
-            role: 'installer',
-            parents: [{ name: 'OcppEnabled', value: [1] }],
             reboot: true,
-          },
-          {
+          }),
+          ocppField({
             key: 'OcppHeartbeatInterval',
             label: 'Heartbeat interval',
-            description: 'Interval of OCPP heartbeats when the central system does not set one.',
+            description: 'Interval of OCPP heartbeats when the central system does not set one (OCPP HeartbeatInterval).',
             type: 'int',
             range: [30, 86_400],
             default: 300,
             unit: 's',
-            mode: 'rw',
-            role: 'installer',
-            parents: [{ name: 'OcppEnabled', value: [1] }],
-          },
-          onOff({ key: 'OCPPWLEnabled', label: 'OCPP whitelist', description: 'Accept tags from the whitelist the central system sends (OCPP local authorization list).', default: 0, role: 'operator' }),
+          }),
+          ocppField({
+            key: 'OcppWebSocketPingInterval',
+            label: 'WebSocket ping interval',
+            description: 'A WebSocket ping is sent this often; a connection that does not answer before the next ping is closed and opened again (OCPP WebSocketPingInterval). 0: no pings.',
+            type: 'int',
+            range: [0, 3600],
+            default: 60,
+            unit: 's',
+          }),
+          ocppField({
+            key: 'OcppMeterValueSampleInterval',
+            label: 'Meter value interval',
+            description: 'During a transaction, meter values are sent this often (OCPP MeterValueSampleInterval). 0: none.',
+            type: 'int',
+            range: [0, 3600],
+            default: 60,
+            unit: 's',
+          }),
+          ocppField({
+            key: 'OcppClockAlignedDataInterval',
+            label: 'Clock-aligned meter value interval',
+            description: 'Meter values are also sent at every multiple of this interval after midnight UTC (OCPP ClockAlignedDataInterval). 0: none.',
+            type: 'int',
+            range: [0, 86_400],
+            default: 0,
+            unit: 's',
+          }),
+          ocppField({
+            key: 'OcppTransactionMessageAttempts',
+            label: 'Transaction message attempts',
+            description: 'How often a transaction message the central system refuses is sent before it is given up (OCPP TransactionMessageAttempts).',
+            type: 'int',
+            range: [1, 10],
+            default: 3,
+          }),
+          ocppField({
+            key: 'OcppTransactionMessageRetryInterval',
+            label: 'Transaction message retry interval',
+            description: 'Wait before sending a refused transaction message again, multiplied by the attempts made (OCPP TransactionMessageRetryInterval).',
+            type: 'int',
+            range: [1, 3600],
+            default: 60,
+            unit: 's',
+          }),
+        ],
+      },
+      {
+        key: 'ocppauth',
+        label: 'OCPP Authorization',
+        fields: [
+          onOff({ key: 'OCPPWLEnabled', label: 'OCPP whitelist', description: 'Accept tags from the whitelist the central system sends (OCPP local authorization list, LocalAuthListEnabled).', default: 0, role: 'operator' }),
+          ocppSwitch({ key: 'OcppAuthorizationCacheEnabled', label: 'Authorization cache', description: 'Remember the central system\'s answers to Authorize for use while it cannot be reached (OCPP AuthorizationCacheEnabled).', default: 1 }),
+          ocppSwitch({ key: 'OcppLocalPreAuthorize', label: 'Local pre-authorization', description: 'While connected, a tag valid in the OCPP whitelist or the cache starts charging without asking the central system first (OCPP LocalPreAuthorize).', default: 0 }),
+          ocppSwitch({ key: 'OcppLocalAuthorizeOffline', label: 'Offline authorization', description: 'While the central system cannot be reached, tags valid in the OCPP whitelist or the cache may charge (OCPP LocalAuthorizeOffline).', default: 1 }),
+          ocppSwitch({ key: 'OcppAllowOfflineTxForUnknownId', label: 'Offline charging for unknown tags', description: 'While the central system cannot be reached, any tag may charge (OCPP AllowOfflineTxForUnknownId).', default: 0 }),
+          ocppSwitch({ key: 'OcppStopTransactionOnInvalidId', label: 'Stop on invalid tag', description: 'Stop a transaction when the central system answers its start with a tag that is not valid (OCPP StopTransactionOnInvalidId).', default: 1 }),
         ],
       },
       {

@@ -83,11 +83,33 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
   OcppUrl: {
     label: { de: 'URL des Zentralsystems', nl: 'URL van het centrale systeem', fr: 'URL du système central' },
     description: {
-      de: 'WebSocket-URL des OCPP-Zentralsystems (ws:// oder wss://).',
-      nl: 'WebSocket-URL van het centrale OCPP-systeem (ws:// of wss://).',
-      fr: 'URL WebSocket du système central OCPP (ws:// ou wss://).',
+      de: 'WebSocket-URL des OCPP-Zentralsystems (ws:// oder wss://); die Kennung der Ladestation wird als letztes Pfadsegment angehängt.',
+      nl: 'WebSocket-URL van het centrale OCPP-systeem (ws:// of wss://); de identiteit van het laadstation wordt als laatste padsegment toegevoegd.',
+      fr: "URL WebSocket du système central OCPP (ws:// ou wss://) ; l'identifiant de la borne est ajouté comme dernier segment du chemin.",
     },
     hint: { de: 'leer oder eine ws://- bzw. wss://-URL', nl: 'leeg of een ws://- of wss://-URL', fr: 'vide ou une URL ws:// ou wss://' },
+  },
+  OcppPassword: {
+    label: { de: 'Passwort (Sicherheitsprofil 1)', nl: 'Wachtwoord (beveiligingsprofiel 1)', fr: 'Mot de passe (profil de sécurité 1)' },
+    description: {
+      de: 'Passwort der HTTP-Basic-Authentifizierung beim Zentralsystem (OCPP AuthorizationKey), 16 bis 40 Zeichen; leer: keines. Nur schreibbar: Es wird nie angezeigt.',
+      nl: 'Wachtwoord voor HTTP-basisauthenticatie bij het centrale systeem (OCPP AuthorizationKey), 16 tot 40 tekens; leeg: geen. Alleen schrijven: het wordt nooit getoond.',
+      fr: "Mot de passe d'authentification HTTP basique auprès du système central (OCPP AuthorizationKey), 16 à 40 caractères ; vide : aucun. En écriture seule : il n'est jamais affiché.",
+    },
+    hint: {
+      de: 'leer oder 16 bis 40 druckbare ASCII-Zeichen ohne Leerzeichen',
+      nl: 'leeg of 16 tot 40 afdrukbare ASCII-tekens zonder spaties',
+      fr: 'vide ou 16 à 40 caractères ASCII imprimables sans espace',
+    },
+  },
+  OcppCaFile: {
+    label: { de: 'CA-Zertifikatsdatei (Sicherheitsprofil 2)', nl: 'CA-certificaatbestand (beveiligingsprofiel 2)', fr: 'Fichier de certificat CA (profil de sécurité 2)' },
+    description: {
+      de: 'Pfad einer PEM-Datei mit der Zertifizierungsstelle, die das Zertifikat des Zentralsystems signiert hat (nur wss://); leer: die vertrauenswürdigen Stellen des Systems.',
+      nl: 'Pad van een PEM-bestand met de certificeringsinstantie die het certificaat van het centrale systeem heeft ondertekend (alleen wss://); leeg: de vertrouwde instanties van het systeem.',
+      fr: "Chemin d'un fichier PEM contenant l'autorité de certification qui a signé le certificat du système central (wss:// uniquement) ; vide : les autorités de confiance du système.",
+    },
+    hint: { de: 'druckbare ASCII-Zeichen', nl: 'afdrukbare ASCII-tekens', fr: 'des caractères ASCII imprimables' },
   },
   OcppChargeBoxId: {
     label: { de: 'Kennung der Ladestation', nl: 'Identiteit van het laadstation', fr: 'Identifiant de la borne' },
@@ -101,17 +123,97 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
   OcppHeartbeatInterval: {
     label: { de: 'Heartbeat-Intervall', nl: 'Heartbeat-interval', fr: 'Intervalle de heartbeat' },
     description: {
-      de: 'Intervall der OCPP-Heartbeats, wenn das Zentralsystem keines vorgibt.',
-      nl: 'Interval van de OCPP-heartbeats als het centrale systeem er geen instelt.',
-      fr: "Intervalle des heartbeats OCPP lorsque le système central n'en fixe pas.",
+      de: 'Intervall der OCPP-Heartbeats, wenn das Zentralsystem keines vorgibt (OCPP HeartbeatInterval).',
+      nl: 'Interval van de OCPP-heartbeats als het centrale systeem er geen instelt (OCPP HeartbeatInterval).',
+      fr: "Intervalle des heartbeats OCPP lorsque le système central n'en fixe pas (OCPP HeartbeatInterval).",
+    },
+  },
+  OcppWebSocketPingInterval: {
+    label: { de: 'WebSocket-Ping-Intervall', nl: 'WebSocket-ping-interval', fr: 'Intervalle de ping WebSocket' },
+    description: {
+      de: 'So oft wird ein WebSocket-Ping gesendet; eine Verbindung, die bis zum nächsten Ping nicht antwortet, wird geschlossen und neu aufgebaut (OCPP WebSocketPingInterval). 0: keine Pings.',
+      nl: 'Zo vaak wordt een WebSocket-ping verstuurd; een verbinding die voor de volgende ping niet antwoordt, wordt gesloten en opnieuw geopend (OCPP WebSocketPingInterval). 0: geen pings.',
+      fr: "Fréquence d'envoi d'un ping WebSocket ; une connexion qui ne répond pas avant le ping suivant est fermée puis rouverte (OCPP WebSocketPingInterval). 0 : aucun ping.",
+    },
+  },
+  OcppMeterValueSampleInterval: {
+    label: { de: 'Messwert-Intervall', nl: 'Meterwaarde-interval', fr: 'Intervalle des valeurs de compteur' },
+    description: {
+      de: 'Während einer Transaktion werden Messwerte so oft gesendet (OCPP MeterValueSampleInterval). 0: keine.',
+      nl: 'Tijdens een transactie worden meterwaarden zo vaak verstuurd (OCPP MeterValueSampleInterval). 0: geen.',
+      fr: 'Pendant une transaction, les valeurs du compteur sont envoyées à cette fréquence (OCPP MeterValueSampleInterval). 0 : aucune.',
+    },
+  },
+  OcppClockAlignedDataInterval: {
+    label: { de: 'Uhrzeitgebundenes Messwert-Intervall', nl: 'Klokgebonden meterwaarde-interval', fr: "Intervalle des valeurs alignées sur l'horloge" },
+    description: {
+      de: 'Messwerte werden zusätzlich zu jedem Vielfachen dieses Intervalls nach Mitternacht UTC gesendet (OCPP ClockAlignedDataInterval). 0: keine.',
+      nl: 'Meterwaarden worden ook verstuurd op elk veelvoud van dit interval na middernacht UTC (OCPP ClockAlignedDataInterval). 0: geen.',
+      fr: 'Les valeurs du compteur sont aussi envoyées à chaque multiple de cet intervalle après minuit UTC (OCPP ClockAlignedDataInterval). 0 : aucune.',
+    },
+  },
+  OcppTransactionMessageAttempts: {
+    label: { de: 'Versuche für Transaktionsnachrichten', nl: 'Pogingen voor transactieberichten', fr: 'Tentatives des messages de transaction' },
+    description: {
+      de: 'Wie oft eine Transaktionsnachricht, die das Zentralsystem ablehnt, gesendet wird, bevor sie aufgegeben wird (OCPP TransactionMessageAttempts).',
+      nl: 'Hoe vaak een transactiebericht dat het centrale systeem weigert wordt verstuurd voordat het wordt opgegeven (OCPP TransactionMessageAttempts).',
+      fr: "Nombre d'envois d'un message de transaction refusé par le système central avant d'y renoncer (OCPP TransactionMessageAttempts).",
+    },
+  },
+  OcppTransactionMessageRetryInterval: {
+    label: { de: 'Wiederholintervall für Transaktionsnachrichten', nl: 'Herhaalinterval voor transactieberichten', fr: 'Intervalle de réessai des messages de transaction' },
+    description: {
+      de: 'Wartezeit vor dem erneuten Senden einer abgelehnten Transaktionsnachricht, multipliziert mit den bisherigen Versuchen (OCPP TransactionMessageRetryInterval).',
+      nl: 'Wachttijd voordat een geweigerd transactiebericht opnieuw wordt verstuurd, vermenigvuldigd met het aantal pogingen (OCPP TransactionMessageRetryInterval).',
+      fr: "Attente avant de renvoyer un message de transaction refusé, multipliée par le nombre de tentatives (OCPP TransactionMessageRetryInterval).",
     },
   },
   OCPPWLEnabled: {
     label: { de: 'OCPP-Whitelist', nl: 'OCPP-whitelist', fr: 'Liste blanche OCPP' },
     description: {
-      de: 'Tags aus der Whitelist akzeptieren, die das Zentralsystem sendet (lokale OCPP-Autorisierungsliste).',
-      nl: 'Tags accepteren uit de whitelist die het centrale systeem stuurt (lokale OCPP-autorisatielijst).',
-      fr: "Accepter les badges de la liste blanche envoyée par le système central (liste d'autorisation locale OCPP).",
+      de: 'Tags aus der Whitelist akzeptieren, die das Zentralsystem sendet (lokale OCPP-Autorisierungsliste, LocalAuthListEnabled).',
+      nl: 'Tags accepteren uit de whitelist die het centrale systeem stuurt (lokale OCPP-autorisatielijst, LocalAuthListEnabled).',
+      fr: "Accepter les badges de la liste blanche envoyée par le système central (liste d'autorisation locale OCPP, LocalAuthListEnabled).",
+    },
+  },
+  OcppAuthorizationCacheEnabled: {
+    label: { de: 'Autorisierungs-Cache', nl: 'Autorisatiecache', fr: "Cache d'autorisation" },
+    description: {
+      de: 'Die Antworten des Zentralsystems auf Authorize merken, um sie zu nutzen, solange es nicht erreichbar ist (OCPP AuthorizationCacheEnabled).',
+      nl: 'De antwoorden van het centrale systeem op Authorize onthouden voor gebruik zolang het niet bereikbaar is (OCPP AuthorizationCacheEnabled).',
+      fr: "Mémoriser les réponses du système central à Authorize pour les utiliser tant qu'il est injoignable (OCPP AuthorizationCacheEnabled).",
+    },
+  },
+  OcppLocalPreAuthorize: {
+    label: { de: 'Lokale Vorautorisierung', nl: 'Lokale pre-autorisatie', fr: 'Pré-autorisation locale' },
+    description: {
+      de: 'Bei bestehender Verbindung startet ein in der OCPP-Whitelist oder im Cache gültiger Tag das Laden, ohne zuerst das Zentralsystem zu fragen (OCPP LocalPreAuthorize).',
+      nl: 'Met verbinding start een tag die geldig is in de OCPP-whitelist of de cache het laden zonder eerst het centrale systeem te vragen (OCPP LocalPreAuthorize).',
+      fr: 'Connecté, un badge valide dans la liste blanche OCPP ou le cache démarre la charge sans interroger d\'abord le système central (OCPP LocalPreAuthorize).',
+    },
+  },
+  OcppLocalAuthorizeOffline: {
+    label: { de: 'Offline-Autorisierung', nl: 'Offline-autorisatie', fr: 'Autorisation hors ligne' },
+    description: {
+      de: 'Solange das Zentralsystem nicht erreichbar ist, dürfen in der OCPP-Whitelist oder im Cache gültige Tags laden (OCPP LocalAuthorizeOffline).',
+      nl: 'Zolang het centrale systeem niet bereikbaar is, mogen tags die geldig zijn in de OCPP-whitelist of de cache laden (OCPP LocalAuthorizeOffline).',
+      fr: 'Tant que le système central est injoignable, les badges valides dans la liste blanche OCPP ou le cache peuvent charger (OCPP LocalAuthorizeOffline).',
+    },
+  },
+  OcppAllowOfflineTxForUnknownId: {
+    label: { de: 'Offline-Laden für unbekannte Tags', nl: 'Offline laden voor onbekende tags', fr: 'Charge hors ligne pour badges inconnus' },
+    description: {
+      de: 'Solange das Zentralsystem nicht erreichbar ist, darf jeder Tag laden (OCPP AllowOfflineTxForUnknownId).',
+      nl: 'Zolang het centrale systeem niet bereikbaar is, mag elke tag laden (OCPP AllowOfflineTxForUnknownId).',
+      fr: "Tant que le système central est injoignable, tout badge peut charger (OCPP AllowOfflineTxForUnknownId).",
+    },
+  },
+  OcppStopTransactionOnInvalidId: {
+    label: { de: 'Stopp bei ungültigem Tag', nl: 'Stoppen bij ongeldige tag', fr: 'Arrêt sur badge invalide' },
+    description: {
+      de: 'Eine Transaktion beenden, wenn das Zentralsystem ihren Start mit einem ungültigen Tag beantwortet (OCPP StopTransactionOnInvalidId).',
+      nl: 'Een transactie stoppen als het centrale systeem de start ervan beantwoordt met een ongeldige tag (OCPP StopTransactionOnInvalidId).',
+      fr: 'Arrêter une transaction lorsque le système central répond à son démarrage avec un badge non valide (OCPP StopTransactionOnInvalidId).',
     },
   },
   MqttEnabled: {
@@ -427,6 +529,7 @@ export const SUB_GROUP_TRANSLATIONS: Record<string, Translations> = {
   gsm: { de: 'GSM', nl: 'GSM', fr: 'GSM' },
   connection: { de: 'Verbindung', nl: 'Verbinding', fr: 'Connexion' },
   ocpp: { de: 'OCPP', nl: 'OCPP', fr: 'OCPP' },
+  ocppauth: { de: 'OCPP-Autorisierung', nl: 'OCPP-autorisatie', fr: 'Autorisation OCPP' },
   mqtt: { de: 'MQTT', nl: 'MQTT', fr: 'MQTT' },
   rfid: { de: 'RFID-Einstellungen', nl: 'RFID-instellingen', fr: 'Paramètres RFID' },
   freecharging: { de: 'Freies Laden', nl: 'Vrij laden', fr: 'Recharge libre' },

@@ -91,12 +91,12 @@ test('log in on the page, plug in, present a tag: the highlighted states follow 
   await page.waitForFunction((tag) => document.querySelector('section[data-actor="chargeCycle"] table')!.textContent!.includes(tag), TAG);
 
   await page.click('button[data-sim="charge"]');
-  await highlighted('chargeCycle', 'operative.session.transaction.charging');
+  await highlighted('chargeCycle', 'operative.session.transaction.underLoad.charging');
   expect(await activeStates('chargeCycle')).toEqual([
     'operative',
     'operative.session',
     'operative.session.transaction',
-    'operative.session.transaction.charging',
+    'operative.session.transaction.underLoad.charging',
   ]);
   // The transition just taken is drawn too, and the events list shows what happened.
   expect(await page.$$eval('section[data-actor="chargeCycle"] svg g.edge.taken', (gs) => gs.length)).toBeGreaterThan(0);
@@ -177,19 +177,19 @@ test('commissioning view: the summary strip, the latest transition, zoom and pan
   await page.mouse.move(fitted.box.x, fitted.box.y);
   await page.mouse.wheel(0, -300);
   await page.waitForFunction((s) => Number(document.querySelector('section[data-actor="chargeCycle"] .chart').dataset.scale) > s * 1.5, fitted.scale);
-  const zoomed = await chartView('chargeCycle', 'operative.session.transaction.charging');
+  const zoomed = await chartView('chargeCycle', 'operative.session.transaction.underLoad.charging');
   await page.mouse.move(fitted.box.x, fitted.box.y);
   await page.mouse.down();
   await page.mouse.move(fitted.box.x - 100, fitted.box.y - 50, { steps: 4 });
   await page.mouse.up();
-  const panned = await chartView('chargeCycle', 'operative.session.transaction.charging');
+  const panned = await chartView('chargeCycle', 'operative.session.transaction.underLoad.charging');
   expect(panned.scale).toBe(zoomed.scale);
   expect(panned.node!.x - zoomed.node!.x).toBeCloseTo(-100, 0);
   expect(panned.node!.y - zoomed.node!.y).toBeCloseTo(-50, 0);
 
   // "Go to the active state": the charging state in the middle of the box, readable (at least 1 px a unit at this size).
   await page.click(`${chargeCycle} button[data-zoom="active"]`);
-  const active = await chartView('chargeCycle', 'operative.session.transaction.charging');
+  const active = await chartView('chargeCycle', 'operative.session.transaction.underLoad.charging');
   expect(Math.abs(active.node!.x - active.box.x)).toBeLessThan(2);
   expect(Math.abs(active.node!.y - active.box.y)).toBeLessThan(2);
   expect(active.scale).toBeGreaterThanOrEqual(1);
@@ -231,7 +231,7 @@ test('on a phone: one column, nothing wider than the screen, the charge cycle ar
     const view = await p.evaluate(() => {
       const section = document.querySelector('section[data-actor="chargeCycle"]');
       const box = section.querySelector('.chart').getBoundingClientRect();
-      const node = [...section.querySelectorAll('svg g.node')].find((g: any) => g.id === 'operative.session.transaction.charging').getBoundingClientRect();
+      const node = [...section.querySelectorAll('svg g.node')].find((g: any) => g.id === 'operative.session.transaction.underLoad.charging').getBoundingClientRect();
       return { box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom }, node: { left: node.left, right: node.right, top: node.top, bottom: node.bottom } };
     });
     expect(view.box.right).toBeLessThanOrEqual(PHONE.width);

@@ -4,6 +4,7 @@ import { transitionTable } from '../../machines/transitions.js';
 import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
 import { KNOWN, OTHER, startCharger, taken, UNKNOWN, type Charger } from './scenario.js';
+import { startOcppCharger, until } from '../ocpp/support.js';
 
 /**
  * Scenario tests of the charge cycle on the simulated hardware, through the API and the simulator, with the manual
@@ -692,6 +693,46 @@ describe('persistence of the active transaction', () => {
     expect((await again.state()).systemState).toBe('idle');
     const rows = await again.h.controller.database.db.select().from(transactionsTable);
     expect(rows.map((r) => r.stopReason)).toEqual(['Reboot']);
+  });
+});
+
+describe('stopped by the central system (OCPP RemoteStopTransaction)', () => {
+  it('before the EV asks for energy, while charging, and while pausing: finished, or stopping under load', async () => {
+    const c = await startOcppCharger();
+    open.push(c);
+    try {
+      await c.online();
+      const stop = async (n: number) => {
+        expect(await c.csms.call('RemoteStopTransaction', { transactionId: n })).toEqual({ status: 'Accepted' });
+        await until(c, () => c.csms.calls('StopTransaction').length === n, 'StopTransaction');
+      };
+      const start = async (n: number) => {
+        await c.tag(KNOWN);
+        await until(c, async () => (await c.state()).transaction?.backendTransactionId === String(n), 'the backend id');
+      };
+      await c.act('plug');
+      await start(1);
+      expect(brief(await c.state())).toEqual(['connected', 'suspendedev', 'authorized_for_charging']);
+      await stop(1);
+      expect(brief(await c.state())).toEqual(['finished', 'finishing', 'not_authorized_for_charging']);
+      expect((await c.view()).plant).toMatchObject({ cableLocked: false, pwmCurrentA: null });
+      await start(2);
+      await c.act('charge');
+      await stop(2);
+      expect(brief(await c.state())).toEqual(['finished', 'finishing', 'not_authorized_for_charging']);
+      expect((await c.view()).plant).toMatchObject({ contactorClosed: true, pwmCurrentA: null }); // until C→B or 6 s
+      await c.act('pause');
+      expect((await c.view()).plant.contactorClosed).toBe(false);
+      await c.act('charge');
+      await start(3);
+      await c.sim('load-limit', { amps: 0 });
+      await c.step(0);
+      expect((await c.state()).ocppState).toBe('suspendedevse');
+      await stop(3);
+      expect(c.csms.calls('StopTransaction').map((p) => p.reason)).toEqual(['Remote', 'Remote', 'Remote']);
+    } finally {
+      await c.csms.close();
+    }
   });
 });
 

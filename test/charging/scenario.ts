@@ -58,9 +58,14 @@ export async function startCharger(
     env?: Record<string, string>;
     inspect?: (e: InspectionEvent) => void;
     chargePoint?: (hardware: ChargePointHardware, clock: ManualClock) => ChargePointHardware;
+    /** Further harness options (a clock, the restart hook, OCPP frames). */
+    harness?: Parameters<typeof startHarness>[0];
+    /** Add the users and whitelist entries (default: on a fresh data directory). */
+    whitelist?: boolean;
   } = {},
 ): Promise<Charger> {
   const h = await startHarness({
+    ...opts.harness,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.chargePoint ? { chargePoint: opts.chargePoint } : {}),
@@ -82,7 +87,7 @@ export async function startCharger(
     return res;
   };
   let userId = '';
-  if (!opts.dataDir) {
+  if (opts.whitelist ?? !opts.dataDir) {
     userId = (await api('POST', '/v1/users', { userName: 'Alice' })).json.userId;
     const added = await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: KNOWN, userid: userId, tagType: 'RFID' }, { id: OTHER }] });
     if (added.status !== 200) throw new Error(`whitelist setup failed: ${added.text}`);

@@ -112,7 +112,7 @@ describe('the controller with its core in the worker thread', () => {
       }
       await http('POST', '/sim/charge');
       await until('the PILOT event from the core', async () => /"actor":"chargeCycle","type":"PILOT","detail":\{"level":"c"\}/.test(events.join('')));
-      await until('the charge cycle charging', async () => /"systemId":"chargeCycle".{0,200}"operative\.session\.transaction\.charging"/.test(events.join('')));
+      await until('the charge cycle charging', async () => /"systemId":"chargeCycle".{0,300}"operative\.session\.transaction\.underLoad\.charging"/.test(events.join('')));
     } finally {
       req.destroy();
     }

@@ -15,6 +15,7 @@ import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
+import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
 
 /**
  * Model-based tests of the charge cycle: shortest paths generated from machines/charge-cycle.ts, chosen to take every
@@ -43,9 +44,11 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
     { type: 'LOAD_LIMIT', amps: context.loadLimitA === null ? 0 : null },
     { type: 'FAULT', fault: 'overtemperature', active: !context.faults.includes('overtemperature') },
   ];
+  // A stop commanded by the central system (executed as OCPP RemoteStopTransaction).
+  if (s.matches({ operative: { session: 'transaction' } })) events.push({ type: 'STOP', reason: 'Remote' });
   // Delayed transitions are model events too; the executor lets the manual clock run for them.
   if (s.matches({ operative: { available: 'authorized' } })) events.push({ type: 'xstate.after.authTimeout.chargeCycle.operative.available.authorized' } as never);
-  if (s.matches({ operative: { session: { transaction: 'pausing' } } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.pausing' } as never);
+  if (s.matches({ operative: { session: { transaction: { underLoad: 'pausing' } } } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.underLoad.pausing' } as never);
   if (s.matches({ operative: { session: 'stopping' } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.stopping' } as never);
   return events;
 }
@@ -96,6 +99,13 @@ const SETTING_KEY: Record<string, string> = { freeCharging: 'FreeCharging', char
 /** Executes one model event on the controller through its real interfaces. */
 async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   const type = event.type as string;
+  if (event.type === 'STOP') {
+    // The central system stops the transaction it knows by its id (once the StartTransaction is answered).
+    const o = c as OcppCharger;
+    const id = await until(c, async () => (await c.state()).transaction?.backendTransactionId, 'the backend transaction id');
+    expect(await o.csms.call('RemoteStopTransaction', { transactionId: Number(id) })).toEqual({ status: 'Accepted' });
+    return c.step(0);
+  }
   if (type.startsWith('xstate.after.authTimeout')) return c.step(AUTH_TIMEOUT_MS);
   if (type.startsWith('xstate.after.powerCut')) return c.step(POWER_CUT_DELAY_MS);
   switch (event.type) {
@@ -128,6 +138,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
       if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${Object.values(e.settings)[0]}`;
       if (e.type === 'LOAD_LIMIT') return `limit ${e.amps}`;
       if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
+      if (e.type === 'STOP') return 'remote stop';
       return e.type.split('.')[2];
     })
     .join(' → ');
@@ -135,7 +146,16 @@ function describePath(path: ModelPath<ChargeEvent>): string {
 
 describe(`charge cycle, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
   it.each(paths.map((p) => [describePath(p) || '(initial state)', p] as const))('%s', async (_name, path) => {
-    const c = await startCharger({ inspect: coverage.inspect, ...(broken ? { chargePoint: BREAKS[broken] } : {}) });
+    // Paths with a commanded stop run connected to a central system (which knows no tag but the whitelist's).
+    const central = path.steps.some((step) => step.event.type === 'STOP');
+    const options = { inspect: coverage.inspect, ...(broken ? { chargePoint: BREAKS[broken] } : {}) };
+    let c: Charger;
+    if (central) {
+      const o = await startOcppCharger({ charger: options });
+      o.csms.answer('Authorize', () => ({ idTagInfo: { status: 'Invalid' } }));
+      await o.online();
+      c = o;
+    } else c = await startCharger(options);
     try {
       let model = path.steps[0]!.state as ChargeCycleSnapshot;
       let readingUntil = Number.NEGATIVE_INFINITY;
@@ -180,6 +200,7 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       }
     } finally {
       await c.h.stop();
+      if (central) await (c as OcppCharger).csms.close();
     }
   });
 });

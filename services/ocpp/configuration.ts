@@ -1,0 +1,122 @@
+import type { Settings } from '../settings/index.js';
+import { LOCAL_LIST_MAX } from './authorization.js';
+import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from './smart-charging.js';
+
+/** What ChangeConfiguration answers. */
+export type ConfigurationStatus = 'Accepted' | 'Rejected' | 'RebootRequired' | 'NotSupported';
+
+/** The measurands of every meter value this charge point sends. */
+export const MEASURANDS = 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature';
+/** Keys GetConfiguration answers at most per request. */
+export const GET_CONFIGURATION_MAX_KEYS = 50;
+
+/**
+ * Standard OCPP 1.6 configuration keys mapped onto the settings catalogue where they mean the same thing (a change
+ * from the central system is a settings change like any other: stored, checked, applied, shown in the web
+ * interface): `setting` names the catalogue key, `kind` how the value is written in OCPP.
+ */
+const MAPPED: Record<string, { setting: string; kind: 'int' | 'bool'; writeOnly?: true }> = {
+  HeartbeatInterval: { setting: 'OcppHeartbeatInterval', kind: 'int' },
+  WebSocketPingInterval: { setting: 'OcppWebSocketPingInterval', kind: 'int' },
+  ConnectionTimeOut: { setting: 'AuthTimeout', kind: 'int' },
+  MeterValueSampleInterval: { setting: 'OcppMeterValueSampleInterval', kind: 'int' },
+  ClockAlignedDataInterval: { setting: 'OcppClockAlignedDataInterval', kind: 'int' },
+  TransactionMessageAttempts: { setting: 'OcppTransactionMessageAttempts', kind: 'int' },
+  TransactionMessageRetryInterval: { setting: 'OcppTransactionMessageRetryInterval', kind: 'int' },
+  LocalAuthListEnabled: { setting: 'OCPPWLEnabled', kind: 'bool' },
+  AuthorizationCacheEnabled: { setting: 'OcppAuthorizationCacheEnabled', kind: 'bool' },
+  LocalPreAuthorize: { setting: 'OcppLocalPreAuthorize', kind: 'bool' },
+  LocalAuthorizeOffline: { setting: 'OcppLocalAuthorizeOffline', kind: 'bool' },
+  AllowOfflineTxForUnknownId: { setting: 'OcppAllowOfflineTxForUnknownId', kind: 'bool' },
+  StopTransactionOnInvalidId: { setting: 'OcppStopTransactionOnInvalidId', kind: 'bool' },
+};
+
+/** Keys this charge point reports read-only: what it is and does, which the central system cannot change. */
+const READ_ONLY: Record<string, string> = {
+  AuthorizeRemoteTxRequests: 'false',
+  NumberOfConnectors: '1',
+  SupportedFeatureProfiles: 'Core,LocalAuthListManagement,RemoteTrigger,SmartCharging',
+  GetConfigurationMaxKeys: String(GET_CONFIGURATION_MAX_KEYS),
+  LocalAuthListMaxLength: String(LOCAL_LIST_MAX),
+  SendLocalListMaxLength: String(LOCAL_LIST_MAX),
+  ChargeProfileMaxStackLevel: String(MAX_STACK_LEVEL),
+  ChargingScheduleAllowedChargingRateUnit: 'Current,Power',
+  ChargingScheduleMaxPeriods: String(MAX_PERIODS),
+  MaxChargingProfilesInstalled: String(MAX_PROFILES),
+  MeterValuesSampledData: MEASURANDS,
+  MeterValuesAlignedData: MEASURANDS,
+  StopTxnSampledData: '',
+  StopTxnAlignedData: '',
+  ConnectorPhaseRotation: 'NotApplicable',
+  StopTransactionOnEVSideDisconnect: 'true',
+  UnlockConnectorOnEVSideDisconnect: 'true',
+};
+
+/** AuthorizationKey (security profile 1): write-only, hex-encoded as the OCPP security whitepaper has it. */
+const AUTHORIZATION_KEY = 'AuthorizationKey';
+
+/** The keys a GetConfiguration without keys answers, in this order. */
+export const CONFIGURATION_KEYS = [...Object.keys(MAPPED), 'SecurityProfile', ...Object.keys(READ_ONLY)];
+
+export interface ConfigurationKeyValue {
+  key: string;
+  readonly: boolean;
+  value?: string;
+}
+
+/** GetConfiguration and ChangeConfiguration on the settings. */
+export function createConfiguration(settings: Settings) {
+  const value = (key: string): string | undefined => {
+    const mapped = MAPPED[key];
+    if (mapped) {
+      const v = settings.get(mapped.setting) as number;
+      return mapped.kind === 'bool' ? String(v === 1) : String(v);
+    }
+    if (key === 'SecurityProfile') return settings.get('OcppPassword') ? (String(settings.get('OcppUrl')).startsWith('wss:') ? '2' : '1') : '0';
+    return READ_ONLY[key];
+  };
+
+  return {
+    /** GetConfiguration: the keys asked for (all without `keys`), and those this charge point does not know. */
+    get(keys?: string[]): { configurationKey: ConfigurationKeyValue[]; unknownKey?: string[] } {
+      const asked = keys && keys.length > 0 ? keys : CONFIGURATION_KEYS;
+      const known = asked.filter((k) => value(k) !== undefined);
+      const unknown = asked.filter((k) => value(k) === undefined);
+      return {
+        configurationKey: known.slice(0, GET_CONFIGURATION_MAX_KEYS).map((key) => ({ key, readonly: !(key in MAPPED), value: value(key)! })),
+        ...(unknown.length ? { unknownKey: unknown } : {}),
+      };
+    },
+
+    /** ChangeConfiguration: mapped keys change their setting (refused values are Rejected), read-only ones Rejected. */
+    async change(key: string, raw: string): Promise<ConfigurationStatus> {
+      if (key === AUTHORIZATION_KEY) {
+        if (!/^([0-9a-fA-F]{2}){16,40}$/.test(raw)) return 'Rejected';
+        const password = Buffer.from(raw, 'hex').toString('latin1');
+        return write('OcppPassword', password);
+      }
+      const mapped = MAPPED[key];
+      if (!mapped) return key in READ_ONLY || key === 'SecurityProfile' ? 'Rejected' : 'NotSupported';
+      let v: number;
+      if (mapped.kind === 'bool') {
+        if (raw !== 'true' && raw !== 'false') return 'Rejected';
+        v = raw === 'true' ? 1 : 0;
+      } else {
+        if (!/^\d{1,9}$/.test(raw)) return 'Rejected';
+        v = Number(raw);
+      }
+      return write(mapped.setting, v);
+    },
+  };
+
+  async function write(setting: string, v: string | number): Promise<ConfigurationStatus> {
+    try {
+      const result = await settings.set('manufacturer', [{ key: setting, value: v }]);
+      return settings.field(setting)?.reboot && result.reboot_required ? 'RebootRequired' : 'Accepted';
+    } catch {
+      return 'Rejected';
+    }
+  }
+}
+
+export type Configuration = ReturnType<typeof createConfiguration>;

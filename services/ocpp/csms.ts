@@ -1,0 +1,191 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { RPCServer } from 'ocpp-rpc';
+import { OCPP16 } from 'typed-ocpp';
+
+/**
+ * A small OCPP 1.6J central system for development and tests (`npm run csms`): ocpp-rpc's server in strict mode
+ * (every frame both ways is validated against the OCA JSON schemas, and a bad one refused), and every frame also
+ * checked by a second, independent validator (typed-ocpp, built from the OCA schemas with its own ajv set-up);
+ * frames failing it are collected in `invalid`. It answers the charge point's calls with defaults a test can
+ * replace (`answer`), and sends calls to it (`call`).
+ */
+
+/** One frame, as the central system saw it (`in`: from the charge point). */
+export interface Frame {
+  direction: 'in' | 'out';
+  message: unknown[];
+  /** Clock time it was seen (the central system's clock). */
+  at: number;
+}
+
+type Handler = (payload: Record<string, any>, identity: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+export interface CsmsOptions {
+  port?: number;
+  host?: string;
+  /** Security profile 2: serve wss:// with this certificate (PEM). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Security profile 1: accept only charge points sending this basic-authentication password. */
+  password?: string;
+  /** The central system's clock (answers' currentTime); Date.now by default. */
+  now?: () => number;
+  /** Every frame as a text line (`npm run csms` prints them). */
+  log?: (line: string) => void;
+  /** Decides each connection (tests: a connection attempt that fails or succeeds when the test says); default: accept. */
+  admit?: (identity: string) => Promise<boolean>;
+}
+
+type ServerClient = InstanceType<typeof RPCServer> extends { on(e: 'client', l: (c: infer C) => void): unknown } ? C : any;
+
+export interface Csms {
+  port: number;
+  /** The URL for OcppUrl (the charge point appends its identity). */
+  url: string;
+  frames: Frame[];
+  /** Frames the second validator refused (each with why). */
+  invalid: string[];
+  /** Identities that connected, in order (one entry per connection). */
+  connections: string[];
+  /** Payloads of the charge point's calls of `action`, in order. */
+  calls(action: string): Record<string, any>[];
+  /** Replaces the answer to the charge point's `action`. */
+  answer(action: string, handler: Handler): void;
+  /** Calls the connected charge point (the latest connection). */
+  call(action: string, payload: Record<string, unknown>): Promise<any>;
+  /** Sends a frame as is, unchecked (tests: a malformed call). */
+  rawSend(text: string): void;
+  /** Whether a charge point is connected. */
+  connected(): boolean;
+  /** Stops reading the current connection (no more pongs, no answers): a dead link as the charge point sees it. */
+  freeze(): void;
+  /** Closes the current connection. */
+  drop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Answers of a central system that accepts everything. */
+function defaultHandlers(now: () => number): Record<string, Handler> {
+  let nextTransactionId = 1;
+  const currentTime = () => new Date(now()).toISOString();
+  return {
+    BootNotification: () => ({ status: 'Accepted', currentTime: currentTime(), interval: 300 }),
+    Heartbeat: () => ({ currentTime: currentTime() }),
+    StatusNotification: () => ({}),
+    Authorize: () => ({ idTagInfo: { status: 'Accepted' } }),
+    StartTransaction: () => ({ transactionId: nextTransactionId++, idTagInfo: { status: 'Accepted' } }),
+    StopTransaction: () => ({ idTagInfo: { status: 'Accepted' } }),
+    MeterValues: () => ({}),
+    DataTransfer: () => ({ status: 'UnknownVendorId' }),
+    DiagnosticsStatusNotification: () => ({}),
+    FirmwareStatusNotification: () => ({}),
+  };
+}
+
+export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
+  const now = options.now ?? Date.now;
+  const frames: Frame[] = [];
+  const invalid: string[] = [];
+  const connections: string[] = [];
+  const handlers = defaultHandlers(now);
+  /** Calls by message id, per direction of the call, to check each answer against its call. */
+  const openCalls = new Map<string, OCPP16.Call>();
+  let current: ServerClient | undefined;
+
+  const check = (direction: 'in' | 'out', message: unknown[]) => {
+    const where = `${direction === 'in' ? 'charge point → central system' : 'central system → charge point'} ${JSON.stringify(message)}`;
+    if (!OCPP16.validate(message)) {
+      invalid.push(`${where}: ${(OCPP16.validate.errors ?? []).join('; ')}`);
+      return;
+    }
+    if (OCPP16.isCall(message)) openCalls.set(`${direction}:${message[1]}`, message);
+    else if (OCPP16.isCallResult(message)) {
+      const key = `${direction === 'in' ? 'out' : 'in'}:${message[1]}`;
+      const original = openCalls.get(key);
+      openCalls.delete(key);
+      if (!original) invalid.push(`${where}: an answer to no call`);
+      else if (!OCPP16.checkCallResult(message, original)) invalid.push(`${where}: ${(OCPP16.checkCallResult.errors ?? []).join('; ')}`);
+    }
+  };
+
+  const server = new RPCServer({ protocols: ['ocpp1.6'], strictMode: true, pingIntervalMs: 0, callTimeoutMs: 30_000 });
+  server.auth((accept, reject, handshake) => {
+    if (options.password !== undefined && handshake.password?.toString('latin1') !== options.password) {
+      options.log?.(`refused ${handshake.identity}: wrong or missing password`);
+      reject(401, 'Unauthorized');
+      return;
+    }
+    void (options.admit ?? (async () => true))(handshake.identity).then((ok) =>
+      ok ? accept({ identity: handshake.identity }, 'ocpp1.6') : reject(503, 'Service Unavailable'),
+    );
+  });
+  server.on('client', (client: any) => {
+    current = client;
+    connections.push(client.identity);
+    options.log?.(`connected: ${client.identity}`);
+    client.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
+      const text = message.toString();
+      const direction = outbound ? 'out' : 'in';
+      let parsed: unknown[];
+      try {
+        parsed = JSON.parse(text) as unknown[];
+      } catch {
+        invalid.push(`${direction}: not JSON: ${text}`);
+        return;
+      }
+      frames.push({ direction, message: parsed, at: now() });
+      check(direction, parsed);
+      options.log?.(`${outbound ? 'CS → CP' : 'CP → CS'} ${text}`);
+    });
+    client.on('close', () => options.log?.(`disconnected: ${client.identity}`));
+    client.handle(async ({ method, params }: { method: string; params: Record<string, any> }) => {
+      const handler = handlers[method];
+      if (!handler) throw new Error(`no handler for ${method}`);
+      return handler(params, client.identity);
+    });
+  });
+
+  const http: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
+  http.on('upgrade', server.handleUpgrade);
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+
+  return {
+    port,
+    url: `${options.tls ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${port}/ocpp`,
+    frames,
+    invalid,
+    connections,
+    calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
+    answer(action, handler) {
+      handlers[action] = handler;
+    },
+    async call(action, payload) {
+      if (!current) throw new Error('no charge point connected');
+      return current.call(action, payload);
+    },
+    rawSend(text) {
+      current?.sendRaw(text);
+    },
+    connected: () => current !== undefined && current.state === 1,
+    freeze() {
+      (current as any)?._ws?._socket?.pause();
+    },
+    async drop() {
+      await current?.close({ force: true });
+    },
+    async close() {
+      await server.close({ force: true });
+      http.closeAllConnections?.();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

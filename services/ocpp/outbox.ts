@@ -1,0 +1,124 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Database, WriteTx } from '../../db/client.js';
+import { ocppQueue, transactions } from '../../db/schema.js';
+import type { TransactionRecord } from '../core/protocol.js';
+import type { TransactionEnd, TransactionHooks } from '../transactions.js';
+import type { MeterValue } from './meter-values.js';
+
+export type QueuedAction = (typeof ocppQueue.$inferSelect)['action'];
+export type QueuedMessage = typeof ocppQueue.$inferSelect;
+
+/** An idTag (OCPP: at most 20 characters) for a transaction: its tag, or this one for free charging. */
+export const FREE_CHARGING_ID_TAG = 'FreeCharging';
+export const idTagOf = (tagId: string | null | undefined): string => (tagId ?? FREE_CHARGING_ID_TAG).slice(0, 20);
+
+
+/** The energy register at a transaction's start or end, as transactionData. */
+const registerValue = (wh: number, timestamp: string, context: 'Transaction.Begin' | 'Transaction.End'): MeterValue => ({
+  timestamp,
+  sampledValue: [{ value: String(wh), context, measurand: 'Energy.Active.Import.Register', unit: 'Wh', location: 'Outlet' }],
+});
+
+/**
+ * The OCPP offline queue: transaction-related messages (StartTransaction, StopTransaction, transaction MeterValues)
+ * are written to the database before they are sent, in the same write as the transaction's start or end, and
+ * deleted in the same write that records the central system's answer. They are sent one at a time in order; a
+ * StopTransaction or MeterValues gets the central system's transaction id when it is sent, so it waits for its
+ * StartTransaction's answer. A restart (kill -9 included) loses none and keeps the order.
+ */
+export function createOutbox(database: Database, now: () => number, toCentralTime: (ms: number) => number = (ms) => ms) {
+  const { db } = database;
+  const iso = (ms: number) => new Date(toCentralTime(ms)).toISOString();
+
+  const insert = (tx: WriteTx | Database['db'], action: QueuedAction, transactionId: string, payload: object) =>
+    tx.insert(ocppQueue).values({ action, transactionId, payload: JSON.stringify(payload), createdAt: now() });
+
+  /** Whether a StartTransaction of `transactionId` was queued (and may still be) or answered. */
+  async function startKnown(tx: WriteTx, transactionId: string): Promise<boolean> {
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)` })
+      .from(ocppQueue)
+      .where(sql`${ocppQueue.transactionId} = ${transactionId} AND ${ocppQueue.action} = 'StartTransaction'`);
+    if (Number(row?.n ?? 0) > 0) return true;
+    const [t] = await tx.select({ id: transactions.backendTransactionId }).from(transactions).where(eq(transactions.id, transactionId));
+    return t?.id != null;
+  }
+
+  /** The hooks that queue StartTransaction and StopTransaction in the same write as the transaction. */
+  const hooks = (enabled: () => boolean): TransactionHooks => ({
+    async started(tx: WriteTx, record: TransactionRecord) {
+      if (!enabled()) return;
+      await insert(tx, 'StartTransaction', record.id, {
+        connectorId: 1,
+        idTag: idTagOf(record.tagId),
+        meterStart: record.meterStartWh ?? 0,
+        timestamp: iso(record.startedAt),
+      });
+    },
+    async stopped(tx: WriteTx, end: TransactionEnd) {
+      // Only a transaction the central system knows of (or will) is stopped there.
+      if (!(await startKnown(tx, end.id))) return;
+      const [started] = await tx.select({ at: transactions.startedAt }).from(transactions).where(eq(transactions.id, end.id));
+      await insert(tx, 'StopTransaction', end.id, {
+        idTag: idTagOf(end.tagId),
+        meterStop: end.meterStopWh,
+        timestamp: iso(end.at),
+        reason: end.reason,
+        transactionData: [
+          registerValue(end.meterStartWh, iso(started?.at ?? end.at), 'Transaction.Begin'),
+          registerValue(end.meterStopWh, iso(end.at), 'Transaction.End'),
+        ],
+      });
+    },
+  });
+
+  return {
+    hooks,
+
+    /** Queues the meter values of a running transaction. */
+    async meterValues(transactionId: string, values: MeterValue[]): Promise<void> {
+      await database.write(async (tx) => {
+        await insert(tx, 'MeterValues', transactionId, { connectorId: 1, meterValue: values });
+      });
+    },
+
+    /** The first message in the queue. */
+    async head(): Promise<QueuedMessage | undefined> {
+      const [row] = await db.select().from(ocppQueue).orderBy(asc(ocppQueue.seq)).limit(1);
+      return row;
+    },
+
+    async size(): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)` }).from(ocppQueue);
+      return Number(row?.n ?? 0);
+    },
+
+    /** The central system's id of a local transaction, when its StartTransaction was answered. */
+    async backendIdOf(transactionId: string): Promise<string | undefined> {
+      const [row] = await db.select({ id: transactions.backendTransactionId }).from(transactions).where(eq(transactions.id, transactionId));
+      return row?.id ?? undefined;
+    },
+
+    /** The message was answered: it leaves the queue; a StartTransaction's id is kept with its transaction (one write). */
+    async answered(message: QueuedMessage, backendTransactionId?: string): Promise<void> {
+      await database.write(async (tx) => {
+        await tx.delete(ocppQueue).where(eq(ocppQueue.seq, message.seq));
+        if (backendTransactionId !== undefined) {
+          await tx.update(transactions).set({ backendTransactionId }).where(eq(transactions.id, message.transactionId));
+        }
+      });
+    },
+
+    /** The message was refused: tried again not before `notBefore`. */
+    async refused(message: QueuedMessage, notBefore: number): Promise<void> {
+      await database.write((tx) => tx.update(ocppQueue).set({ attempts: message.attempts + 1, notBefore }).where(eq(ocppQueue.seq, message.seq)));
+    },
+
+    /** The message is given up (attempts exhausted, or its transaction never got an id). */
+    async drop(message: QueuedMessage): Promise<void> {
+      await database.write((tx) => tx.delete(ocppQueue).where(eq(ocppQueue.seq, message.seq)));
+    },
+  };
+}
+
+export type Outbox = ReturnType<typeof createOutbox>;

@@ -1,0 +1,222 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { ocppChargingProfiles } from '../../db/schema.js';
+
+/** OCPP 1.6 charging profiles (SmartCharging profile). */
+export interface ChargingSchedulePeriod {
+  startPeriod: number;
+  limit: number;
+  numberPhases?: number;
+}
+export interface ChargingSchedule {
+  duration?: number;
+  startSchedule?: string;
+  chargingRateUnit: 'A' | 'W';
+  chargingSchedulePeriod: ChargingSchedulePeriod[];
+  minChargingRate?: number;
+}
+export type ProfilePurpose = 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
+export interface ChargingProfile {
+  chargingProfileId: number;
+  transactionId?: number;
+  stackLevel: number;
+  chargingProfilePurpose: ProfilePurpose;
+  chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
+  recurrencyKind?: 'Daily' | 'Weekly';
+  validFrom?: string;
+  validTo?: string;
+  chargingSchedule: ChargingSchedule;
+}
+
+/** A profile as installed: for a connector (0: the whole charge point), a TxProfile for one local transaction. */
+export interface InstalledProfile {
+  connectorId: number;
+  profile: ChargingProfile;
+  /** TxProfile: the local transaction it belongs to. */
+  transactionId?: string;
+}
+
+/** Nominal phase voltage for schedules in W (A = W / (230 V × phases)). */
+export const NOMINAL_VOLTAGE = 230;
+export const MAX_STACK_LEVEL = 10;
+export const MAX_PERIODS = 24;
+export const MAX_PROFILES = 20;
+
+const RECURRENCE_MS = { Daily: 86_400_000, Weekly: 604_800_000 } as const;
+
+/** The running transaction a schedule may be relative to. */
+export interface ScheduleTransaction {
+  id: string;
+  /** UTC ms. */
+  startedAt: number;
+}
+
+const time = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
+
+/** When the profile's schedule starts for the time `at` (UTC ms). */
+function scheduleStart(p: ChargingProfile, at: number, tx: ScheduleTransaction | null): number {
+  const start = time(p.chargingSchedule.startSchedule);
+  switch (p.chargingProfileKind) {
+    case 'Absolute':
+      return start ?? time(p.validFrom) ?? tx?.startedAt ?? at;
+    case 'Relative':
+      return tx?.startedAt ?? at;
+    case 'Recurring': {
+      const base = start ?? 0;
+      const period = RECURRENCE_MS[p.recurrencyKind ?? 'Daily'];
+      return base + Math.floor((at - base) / period) * period;
+    }
+  }
+}
+
+/** The profile's limit at `at` in A per phase, or undefined where it does not apply. */
+export function profileLimitA(p: ChargingProfile, at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+  const from = time(p.validFrom);
+  const to = time(p.validTo);
+  if ((from !== undefined && at < from) || (to !== undefined && at >= to)) return undefined;
+  const elapsed = at - scheduleStart(p, at, tx);
+  const { duration, chargingSchedulePeriod: periods, chargingRateUnit } = p.chargingSchedule;
+  if (elapsed < 0 || (duration !== undefined && elapsed >= duration * 1000)) return undefined;
+  const period = periods.filter((x) => x.startPeriod * 1000 <= elapsed).at(-1);
+  if (!period) return undefined;
+  return chargingRateUnit === 'A' ? period.limit : period.limit / (NOMINAL_VOLTAGE * (period.numberPhases ?? phases));
+}
+
+/** The highest stack level's limit among `profiles` at `at`. */
+function stacked(profiles: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+  const sorted = [...profiles].sort((a, b) => b.profile.stackLevel - a.profile.stackLevel);
+  for (const p of sorted) {
+    const limit = profileLimitA(p.profile, at, tx, phases);
+    if (limit !== undefined) return limit;
+  }
+  return undefined;
+}
+
+/**
+ * The composite limit at `at` (A per phase), undefined for none: the transaction's TxProfile, or else the
+ * TxDefaultProfile (connector 1 before connector 0), each at its highest stack level in force, capped by the
+ * ChargePointMaxProfile.
+ */
+export function compositeLimitA(installed: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+  const of = (purpose: ProfilePurpose) => installed.filter((p) => p.profile.chargingProfilePurpose === purpose);
+  const max = stacked(of('ChargePointMaxProfile'), at, tx, phases);
+  const txLimit =
+    (tx ? stacked(of('TxProfile').filter((p) => p.transactionId === tx.id), at, tx, phases) : undefined) ??
+    stacked(of('TxDefaultProfile').filter((p) => p.connectorId === 1), at, tx, phases) ??
+    stacked(of('TxDefaultProfile').filter((p) => p.connectorId === 0), at, tx, phases);
+  const limits = [max, txLimit].filter((x): x is number => x !== undefined);
+  return limits.length ? Math.min(...limits) : undefined;
+}
+
+/** The next time after `after` at which the composite limit may change (undefined: never). */
+export function nextChange(installed: InstalledProfile[], after: number, tx: ScheduleTransaction | null): number | undefined {
+  const times: number[] = [];
+  for (const { profile: p } of installed) {
+    const from = time(p.validFrom);
+    const to = time(p.validTo);
+    if (from !== undefined) times.push(from);
+    if (to !== undefined) times.push(to);
+    const start = scheduleStart(p, after, tx);
+    for (const period of p.chargingSchedule.chargingSchedulePeriod) times.push(start + period.startPeriod * 1000);
+    if (p.chargingSchedule.duration !== undefined) times.push(start + p.chargingSchedule.duration * 1000);
+    if (p.chargingProfileKind === 'Recurring') times.push(start + RECURRENCE_MS[p.recurrencyKind ?? 'Daily']);
+  }
+  const later = times.filter((t) => t > after);
+  return later.length ? Math.min(...later) : undefined;
+}
+
+/** GetCompositeSchedule's schedule from `start` for `durationS`, in `unit`; `defaultA` where no profile applies. */
+export function compositeSchedule(
+  installed: InstalledProfile[],
+  start: number,
+  durationS: number,
+  unit: 'A' | 'W',
+  tx: ScheduleTransaction | null,
+  phases: number,
+  defaultA: number,
+): ChargingSchedule {
+  const end = start + durationS * 1000;
+  const periods: ChargingSchedulePeriod[] = [];
+  for (let at: number | undefined = start; at !== undefined && at < end; at = nextChange(installed, at, tx)) {
+    const amps = Math.min(defaultA, compositeLimitA(installed, at, tx, phases) ?? defaultA);
+    const limit = unit === 'A' ? Math.round(amps * 10) / 10 : Math.round(amps * NOMINAL_VOLTAGE * phases);
+    if (periods.at(-1)?.limit !== limit) periods.push({ startPeriod: Math.round((at - start) / 1000), limit });
+  }
+  return { duration: durationS, startSchedule: new Date(start).toISOString(), chargingRateUnit: unit, chargingSchedulePeriod: periods };
+}
+
+/** Why a SetChargingProfile is refused, or undefined. */
+export function profileProblem(connectorId: number, p: ChargingProfile, activeTransaction: boolean): string | undefined {
+  if (connectorId !== 0 && connectorId !== 1) return 'no such connector';
+  if (p.stackLevel > MAX_STACK_LEVEL) return `stackLevel above ${MAX_STACK_LEVEL}`;
+  if (p.chargingSchedule.chargingSchedulePeriod.length > MAX_PERIODS) return `more than ${MAX_PERIODS} periods`;
+  if (p.chargingSchedule.chargingSchedulePeriod.length === 0) return 'no period';
+  if (p.chargingSchedule.chargingSchedulePeriod[0]!.startPeriod !== 0) return 'the first period must start at 0';
+  if (p.chargingProfilePurpose === 'ChargePointMaxProfile' && connectorId !== 0) return 'ChargePointMaxProfile is for connector 0';
+  if (p.chargingProfilePurpose === 'TxProfile' && (connectorId !== 1 || !activeTransaction)) return 'TxProfile needs connector 1 with a transaction';
+  if (p.chargingProfileKind === 'Recurring' && (!p.recurrencyKind || !p.chargingSchedule.startSchedule)) return 'Recurring needs recurrencyKind and startSchedule';
+  return undefined;
+}
+
+/** The installed profiles, in the database and in memory. */
+export async function createProfileStore(database: Database) {
+  const { db } = database;
+  let installed: InstalledProfile[] = (await db.select().from(ocppChargingProfiles)).map((r) => ({
+    connectorId: r.connectorId,
+    profile: JSON.parse(r.profile) as ChargingProfile,
+    ...(r.transactionId !== null ? { transactionId: r.transactionId } : {}),
+  }));
+
+  const same = (a: InstalledProfile, b: InstalledProfile) =>
+    a.profile.chargingProfileId === b.profile.chargingProfileId ||
+    (a.connectorId === b.connectorId && a.profile.stackLevel === b.profile.stackLevel && a.profile.chargingProfilePurpose === b.profile.chargingProfilePurpose);
+
+  async function remove(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await database.write((tx) => tx.delete(ocppChargingProfiles).where(inArray(ocppChargingProfiles.id, ids)));
+    installed = installed.filter((p) => !ids.includes(p.profile.chargingProfileId));
+  }
+
+  return {
+    all: (): InstalledProfile[] => installed,
+
+    /** Installs a profile, replacing one with the same id or the same connector, stack level and purpose. */
+    async set(entry: InstalledProfile): Promise<boolean> {
+      const replaced = installed.filter((p) => same(p, entry));
+      if (installed.length - replaced.length >= MAX_PROFILES) return false;
+      await database.write(async (tx) => {
+        for (const r of replaced) await tx.delete(ocppChargingProfiles).where(eq(ocppChargingProfiles.id, r.profile.chargingProfileId));
+        await tx.insert(ocppChargingProfiles).values({
+          id: entry.profile.chargingProfileId,
+          connectorId: entry.connectorId,
+          purpose: entry.profile.chargingProfilePurpose,
+          stackLevel: entry.profile.stackLevel,
+          transactionId: entry.transactionId ?? null,
+          profile: JSON.stringify(entry.profile),
+        });
+      });
+      installed = [...installed.filter((p) => !same(p, entry)), entry];
+      return true;
+    },
+
+    /** ClearChargingProfile: removes what matches every given criterion; true when something was removed. */
+    async clear(criteria: { id?: number; connectorId?: number; chargingProfilePurpose?: ProfilePurpose; stackLevel?: number }): Promise<boolean> {
+      const matching = installed.filter(
+        (p) =>
+          (criteria.id === undefined || p.profile.chargingProfileId === criteria.id) &&
+          (criteria.connectorId === undefined || p.connectorId === criteria.connectorId) &&
+          (criteria.chargingProfilePurpose === undefined || p.profile.chargingProfilePurpose === criteria.chargingProfilePurpose) &&
+          (criteria.stackLevel === undefined || p.profile.stackLevel === criteria.stackLevel),
+      );
+      await remove(matching.map((p) => p.profile.chargingProfileId));
+      return matching.length > 0;
+    },
+
+    /** A transaction ended: its TxProfiles go (OCPP 1.6, 3.13.4). */
+    async transactionEnded(transactionId: string): Promise<void> {
+      await remove(installed.filter((p) => p.transactionId === transactionId).map((p) => p.profile.chargingProfileId));
+    },
+  };
+}
+
+export type ProfileStore = Awaited<ReturnType<typeof createProfileStore>>;

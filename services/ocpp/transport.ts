@@ -1,0 +1,212 @@
+import { readFileSync } from 'node:fs';
+import { createRPCError, RPCClient } from 'ocpp-rpc';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+
+/** What the transport reports to the backend link (machines/backend-link.ts). */
+export interface TransportEvents {
+  opened(): void;
+  /** The connection could not be opened (`reason`: why, for the log). */
+  failed(reason: string): void;
+  /** An open connection closed: by the peer, the network, or a ping without pong. */
+  closed(reason: string): void;
+}
+
+export interface TransportOptions {
+  /** The central system's URL (ws:// or wss://) without the identity. */
+  url: string;
+  identity: string;
+  /** Security profile 1: HTTP basic authentication with this password (never logged). */
+  password?: string | undefined;
+  /** Security profile 2: the PEM file of the authority that signed the server's certificate (wss://). */
+  caFile?: string | undefined;
+  clock: Clock;
+  /** WebSocket ping interval (ms; 0: none), read at each ping. */
+  pingIntervalMs: () => number;
+  logger: Logger;
+  /** Every frame both ways, as sent (development and tests); secrets are already masked. */
+  frame?: (direction: 'in' | 'out', text: string) => void;
+}
+
+/** An error answer (CALLERROR) to a call the central system made. */
+export class CallError extends Error {
+  constructor(
+    readonly rpcErrorCode: 'NotImplemented' | 'NotSupported' | 'SecurityError' | 'GenericError' | 'PropertyConstraintViolation',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A call the central system made, answered by the returned payload (or a thrown CallError). */
+export type CallHandler = (action: string, payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** The largest frame accepted from the central system (a full local list of 1000 tags is about 100 KB). */
+export const MAX_FRAME_BYTES = 1 << 20;
+
+/** How long the central system has to answer a call before it counts as failed. */
+export const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * Checks the connection settings; returns a clear error for an unusable combination (the link then stays
+ * disconnected and logs it), or undefined.
+ */
+export function configurationError(o: Pick<TransportOptions, 'url' | 'password' | 'caFile'>): string | undefined {
+  if (!o.url) return 'OcppUrl is empty: set the central system\'s ws:// or wss:// URL';
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    return `OcppUrl ${JSON.stringify(o.url)} is not a URL`;
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') return 'OcppUrl must start with ws:// or wss://';
+  if (url.username || url.password) return 'OcppUrl must not contain a user name or password: set OcppPassword (security profile 1)';
+  if (o.caFile && url.protocol !== 'wss:') return 'OcppCaFile is set but OcppUrl is not wss:// (security profile 2 needs TLS)';
+  if (o.caFile) {
+    try {
+      readFileSync(o.caFile);
+    } catch (err) {
+      return `OcppCaFile ${JSON.stringify(o.caFile)} cannot be read: ${(err as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+/** Masks what must not be written anywhere: the AuthorizationKey a central system sends with ChangeConfiguration. */
+export function maskSecrets(text: string): string {
+  if (!text.includes('AuthorizationKey')) return text;
+  try {
+    const message = JSON.parse(text) as unknown[];
+    if (message[0] === 2 && message[2] === 'ChangeConfiguration') {
+      const payload = message[3] as { key?: string; value?: string };
+      if (payload.key === 'AuthorizationKey') payload.value = '***';
+      return JSON.stringify(message);
+    }
+  } catch {
+    // not JSON: shown as is
+  }
+  return text;
+}
+
+/**
+ * The OCPP-J transport: an ocpp-rpc client with the OCA JSON schemas in strict mode (every call and answer is
+ * validated both ways; an invalid one is refused, never sent or acted on), one connection attempt per `open()`
+ * (the backend link retries with its own backoff; ocpp-rpc's reconnect is off, as it starts only after a first
+ * success), and WebSocket ping/pong on the actor clock: a ping not answered by the next ping closes the connection
+ * (a dead link is never shown as connected).
+ */
+export function createTransport(o: TransportOptions, handler: CallHandler, events: TransportEvents) {
+  let client: RPCClient | undefined;
+  let pingTimer: unknown;
+  let awaitingPong = false;
+  /** Each connection gets a number; events of an older one are ignored. */
+  let generation = 0;
+
+  const stopPinging = () => {
+    o.clock.clearTimeout(pingTimer);
+    pingTimer = undefined;
+  };
+
+  const schedulePing = (gen: number) => {
+    stopPinging();
+    const ms = o.pingIntervalMs();
+    if (ms <= 0) return;
+    pingTimer = o.clock.setTimeout(() => {
+      if (gen !== generation || !client) return;
+      if (awaitingPong) {
+        o.logger.warn({ intervalMs: ms }, 'OCPP: the central system did not answer the WebSocket ping: the connection is dead, closing it');
+        void client.close({ force: true });
+        return;
+      }
+      awaitingPong = true;
+      try {
+        (client as unknown as { _ws?: { ping(): void } })._ws?.ping();
+      } catch {
+        void client.close({ force: true });
+        return;
+      }
+      schedulePing(gen);
+    }, ms);
+  };
+
+  return {
+    /** Opens the connection; reports `opened` or `failed`, and later `closed`. */
+    open(): void {
+      const gen = ++generation;
+      const ca = o.caFile ? readFileSync(o.caFile) : undefined;
+      const c = new RPCClient({
+        endpoint: o.url.replace(/\/+$/, ''),
+        identity: o.identity,
+        protocols: ['ocpp1.6'],
+        strictMode: true,
+        reconnect: false,
+        pingIntervalMs: 0,
+        callTimeoutMs: CALL_TIMEOUT_MS,
+        respondWithDetailedErrors: false,
+        ...(o.password ? { password: o.password } : {}),
+        wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
+      } as never);
+      client = c;
+      c.handle(async ({ method, params }) => {
+        try {
+          return await handler(String(method), (params ?? {}) as Record<string, unknown>);
+        } catch (err) {
+          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
+          o.logger.error({ err, action: method }, 'OCPP: handling a call of the central system failed');
+          throw err;
+        }
+      });
+      c.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
+        if (gen !== generation) return;
+        const text = maskSecrets(message.toString());
+        o.logger.debug({ direction: outbound ? 'out' : 'in', frame: text }, 'OCPP frame');
+        o.frame?.(outbound ? 'out' : 'in', text);
+      });
+      c.on('ping', () => {
+        awaitingPong = false;
+      });
+      c.on('strictValidationFailure', ({ method, outbound, isCall, error }: { method?: string; outbound: boolean; isCall: boolean; error: Error }) => {
+        o.logger.error(
+          { action: method, direction: outbound ? 'out' : 'in', isCall, error: error.message },
+          'OCPP: a message failed the OCPP 1.6 JSON schema and was refused',
+        );
+      });
+      c.on('close', ({ code, reason }: { code?: number; reason?: string }) => {
+        if (gen !== generation) return;
+        stopPinging();
+        client = undefined;
+        events.closed(`code ${code ?? '?'}${reason ? `: ${reason}` : ''}`);
+      });
+      c.connect().then(
+        () => {
+          if (gen !== generation) return;
+          awaitingPong = false;
+          schedulePing(gen);
+          events.opened();
+        },
+        (err: Error & { code?: number }) => {
+          if (gen !== generation) return;
+          client = undefined;
+          events.failed(err.code ? `HTTP ${err.code} ${err.message}` : err.message);
+        },
+      );
+    },
+
+    /** Calls the central system; rejects on a CALLERROR, a timeout or a closed connection. */
+    async call(action: string, payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
+      if (!client) throw new Error('not connected');
+      return (await client.call(action, payload, { callTimeoutMs: options.timeoutMs ?? CALL_TIMEOUT_MS })) as Record<string, unknown>;
+    },
+
+    /** Closes the connection (no `closed` report follows). */
+    close(): void {
+      generation++;
+      stopPinging();
+      const c = client;
+      client = undefined;
+      void c?.close({ force: true }).catch(() => {});
+    },
+  };
+}
+
+export type Transport = ReturnType<typeof createTransport>;

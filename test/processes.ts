@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { loginProof } from '../machines/secrets.js';
+import { httpRequest } from './harness.js';
+
+/** The compiled entry point of `npm start` (`npm test` builds first). */
+export const ENTRY = join(import.meta.dirname, '..', 'dist', 'bin', 'controller.js');
+
+export interface Running {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  port: number;
+}
+
+/** Starts the controller as `npm start` does, in its own process; resolves once it listens. */
+export async function launch(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, [ENTRY], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not listening after 10 s: ${stdout.join('')}${stderr.join('')}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      stdout.push(d.toString());
+      const match = /"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout.join(''));
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
+  });
+  return { child, stdout, stderr, port };
+}
+
+/** Logs in as operator over HTTP. */
+export async function login(port: number, password: string): Promise<string> {
+  const { json } = await httpRequest(port, 'GET', '/v1/login');
+  const res = await httpRequest(port, 'POST', '/v1/login', { body: { username: 'operator', password: loginProof(password, json.token) } });
+  expect(res.status).toBe(200);
+  return res.json.session.id;
+}
+
