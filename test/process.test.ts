@@ -165,6 +165,8 @@ test('npm run accounts: set, list and remove accounts on the controller database
   const run = (args: string[], input?: string) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env, encoding: 'utf8', input });
   expect(run(['set', 'tech', '--role', 'installer', '--password', '-'], 'tech-password\n').status).toBe(0);
   const generated = run(['set', 'viewer', '--role', 'user']);
+  // It names the database it works on (on stderr: stdout stays the command's output).
+  expect(generated.stderr).toBe(`Database: ${dataDir}/controller.db\n`);
   expect(generated.stdout).toMatch(/Password \(shown only now\): \S{16}/);
   expect(run(['list']).stdout).toMatch(/^tech\tinstaller\t.*\nviewer\tuser\t/);
   expect(run(['set', 'x', '--role', 'admin']).status).toBe(2);
@@ -174,7 +176,7 @@ test('npm run accounts: set, list and remove accounts on the controller database
   expect(run(['remove', 'viewer']).status).toBe(1);
   // The same rules as /v1/accounts (services/accounts.ts): the last account of the highest role present stays.
   const last = run(['remove', 'tech']);
-  expect([last.status, last.stderr]).toEqual([2, '"tech" is the last account of role installer, the highest present; add another installer first.\n']);
+  expect([last.status, last.stderr]).toEqual([2, `Database: ${dataDir}/controller.db\n"tech" is the last account of role installer, the highest present; add another installer first.\n`]);
   expect(run(['set', 'tech', '--role', 'user', '--password', 'tech-password']).status).toBe(2);
 
   // The controller uses the same database: the account logs in.
@@ -227,6 +229,16 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');
   }
+});
+
+test('npm run accounts names a database server without its credentials', () => {
+  const res = spawnSync(process.execPath, [ACCOUNTS, 'list'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'http://admin:db-secret@127.0.0.1:9/controller?authToken=token-secret' },
+    encoding: 'utf8',
+  });
+  expect(res.status).toBe(1); // nothing listens there
+  expect(res.stderr).toMatch(/^Database: http:\/\/127\.0\.0\.1:9\/controller \(DATABASE_URL\)\n/);
+  expect(res.stderr).not.toMatch(/secret|admin/);
 });
 
 test('POST /v1/restart: answers, restarts in the same process on the same port, and reboot settings take effect', async () => {
