@@ -68,6 +68,10 @@ export interface Controller {
   port: number;
   /** The API as every transport calls it (request log included). */
   fetch: Fetch;
+  /** The API document (OpenAPI 3.1), as GET /openapi.json serves it. */
+  document(): Promise<Record<string, unknown>>;
+  /** Every route the API has (method and Hono path), those answering "method not supported" included. */
+  routes: ReadonlyArray<{ method: string; path: string }>;
   database: Database;
   accounts: Accounts;
   sessions: Sessions;
@@ -252,6 +256,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     url,
     port: server.port,
     fetch,
+    document: app.document,
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     database,
     accounts,
     sessions,

@@ -301,7 +301,8 @@ export async function createSettings(database: Database, opts: { now: () => numb
 
 export type Settings = Awaited<ReturnType<typeof createSettings>>;
 
-const FIRMWARE_VERSION = (() => {
+/** The firmware's version: package.json's. */
+export const FIRMWARE_VERSION = (() => {
   try {
     return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
