@@ -10,6 +10,7 @@ import type { Sessions } from '../services/sessions.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Dashboard } from '../services/settings/dashboard.js';
 import type { Accounts } from '../services/accounts.js';
+import type { EventLog } from '../services/events.js';
 import type { Inspector } from '../services/inspector.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
@@ -18,6 +19,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { createBodyIntakes, type BodyIntake, type Timers } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { restartRoutes } from './routes/restart.js';
@@ -52,6 +54,8 @@ export interface AppDeps {
   inspector?: Inspector | undefined;
   /** Login accounts (the /v1/accounts extension). */
   accounts: Accounts;
+  /** The event log (the /v1/events extension). */
+  events: EventLog;
   /**
    * Restarts the controller in its process (the /v1/restart extension, for settings marked reboot); called once the
    * answer is on its way. Without it the endpoint does not exist.
@@ -172,6 +176,7 @@ export function createApp(deps: AppDeps): ApiApp {
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
   accountRoutes(router, deps);
+  eventRoutes(router, deps);
   if (deps.restart) restartRoutes(router, deps.restart);
   webRoutes(router);
   if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);

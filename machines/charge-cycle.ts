@@ -152,12 +152,20 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
   otherKnownTag: 'a whitelisted tag other than the session tag',
 };
 
+/** What an accepted tag did, and why a tag was refused (reported with the feedback). */
+export const TAG_ACCEPTANCES = ['authorized', 'stopped', 'cancelled'] as const;
+export const TAG_REFUSALS = ['unknown', 'unavailable', 'faulted', 'stopping'] as const;
+export type TagAcceptance = (typeof TAG_ACCEPTANCES)[number];
+export type TagRefusal = (typeof TAG_REFUSALS)[number];
+const accept = (outcome: TagAcceptance) => ({ type: 'acceptTag', params: { outcome } }) as const;
+const refuse = (reason: TagRefusal) => ({ type: 'refuseTag', params: { reason } }) as const;
+
 /** A tag while no authorization is held: a whitelisted one authorizes (with feedback), any other is refused. */
 const authorizeOrRefuse = <T extends string>(target: T) =>
-  [{ guard: 'knownTag', target, actions: ['authorizeByTag', 'acceptTag'] }, { actions: 'refuseTag' }] as const;
+  [{ guard: 'knownTag', target, actions: ['authorizeByTag', accept('authorized')] }, { actions: refuse('unknown') }] as const;
 
 /** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
-const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
+const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: accept('stopped') } as const;
 
 export const chargeCycleMachine = setup({
   types: {
@@ -170,10 +178,10 @@ export const chargeCycleMachine = setup({
     startTransaction: (_, _params: Authorization) => {},
     /** The running transaction ends. */
     stopTransaction: (_, _params: { reason: StopReason }) => {},
-    /** Feedback: a tag was accepted (authorized, or its transaction stopped). */
-    acceptTag: () => {},
+    /** Feedback: a tag was accepted (authorized, its authorization withdrawn, or its transaction stopped). */
+    acceptTag: (_, _params: { outcome: TagAcceptance }) => {},
     /** Feedback: a tag was refused (not whitelisted, or the charge point cannot charge now). */
-    refuseTag: () => {},
+    refuseTag: (_, _params: { reason: TagRefusal }) => {},
     /** A known tag other than the session's was presented while charging: reported, not acted on. */
     reportTag: (_, _params: { id: string }) => {},
     assignPilot: assign({ pilot: ({ event }) => (event.type === 'PILOT' ? event.level : 'a') }),
@@ -264,9 +272,9 @@ export const chargeCycleMachine = setup({
               after: { authTimeout: 'expired' },
               on: {
                 TAG: [
-                  { guard: 'sessionTag', target: 'idle', actions: 'acceptTag' },
-                  { guard: 'knownTag', target: 'authorized', reenter: true, actions: ['authorizeByTag', 'acceptTag'] },
-                  { actions: 'refuseTag' },
+                  { guard: 'sessionTag', target: 'idle', actions: accept('cancelled') },
+                  { guard: 'knownTag', target: 'authorized', reenter: true, actions: ['authorizeByTag', accept('authorized')] },
+                  { actions: refuse('unknown') },
                 ],
               },
             },
@@ -310,9 +318,9 @@ export const chargeCycleMachine = setup({
               initial: 'route',
               on: {
                 TAG: [
-                  { guard: 'sessionTag', target: 'finished', actions: 'acceptTag' },
+                  { guard: 'sessionTag', target: 'finished', actions: accept('stopped') },
                   { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
-                  { actions: 'refuseTag' },
+                  { actions: refuse('unknown') },
                 ],
               },
               states: {
@@ -392,7 +400,7 @@ export const chargeCycleMachine = setup({
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
               always: [...SAFETY, { guard: 'notRequesting', target: 'finished' }],
               after: { powerCut: 'finished' },
-              on: { TAG: { actions: 'refuseTag' } },
+              on: { TAG: { actions: refuse('stopping') } },
             },
             /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag starts a new one. */
             finished: {
@@ -415,7 +423,7 @@ export const chargeCycleMachine = setup({
         { guard: 'blocked', target: 'faulted' },
         { guard: not('disabled'), target: 'operative' },
       ],
-      on: { TAG: { actions: 'refuseTag' } },
+      on: { TAG: { actions: refuse('unavailable') } },
     },
 
     /** A CP error or a hardware fault: contactor open, PWM off, cable unlocked. Returns once every cause is gone. */
@@ -423,7 +431,7 @@ export const chargeCycleMachine = setup({
       meta: meta({ systemState: 'error', authState: 'not_authorized_for_charging', ocppState: 'faulted' }),
       entry: 'clearAuthorization',
       always: [{ guard: not('blocked'), target: 'operative' }],
-      on: { TAG: { actions: 'refuseTag' } },
+      on: { TAG: { actions: refuse('faulted') } },
     },
   },
 });

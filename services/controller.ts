@@ -17,6 +17,7 @@ import type { Config } from './config.js';
 import { startCoreLink, type CoreEvent } from './core/link.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
 import type { InspectRecord } from './inspection.js';
+import { createEventLog, type EventLog } from './events.js';
 import { createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
@@ -84,6 +85,8 @@ export interface Controller {
   charging: ChargingService;
   /** The inspection hub behind the /inspect page. */
   inspector: Inspector;
+  /** The event log for people (GET /v1/events); `events.backend(…)` is where the OCPP client reports its connection. */
+  events: EventLog;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
   metrics: Metrics;
@@ -160,8 +163,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger.warn(entry, `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`);
   }
 
-  const settings = await createSettings(database, { now, computed: () => computedValues(now) });
-  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
+  const events = createEventLog({ database, now, logger });
+  const settings = await createSettings(database, { now, computed: () => computedValues(now), events });
+  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger, events });
 
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
   const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
@@ -174,6 +178,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
         return;
       case 'transaction':
         return charging.onTransaction(event);
+      case 'event':
+        return charging.onReported(event);
       case 'reaction': {
         const ms = Math.round(event.seconds * 10_000) / 10;
         if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
@@ -207,7 +213,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   });
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
-  const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger });
+  const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -233,14 +239,14 @@ export async function startController(options: ControllerOptions): Promise<Contr
   };
   // Both actor systems, listened to only while an /inspect page watches.
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger, events);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
   applySettings(settings, { charging, logLevel, nfc });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
 
   const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
+  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
@@ -264,6 +270,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     ...services,
     charging,
     inspector,
+    events,
     nfc,
     metrics,
     settings,
@@ -278,6 +285,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         nfc.stop();
         root.stop();
         await reader.close();
+        await events.settled();
         await database.close();
         mainLoop.stop();
         logger.info('stopped');

@@ -241,6 +241,33 @@ test('npm run accounts names a database server without its credentials', () => {
   expect(res.stderr).not.toMatch(/secret|admin/);
 });
 
+test('power loss (SIGKILL): a stored event is still there after the restart', async () => {
+  const dataDir = join(root, 'events-power-loss');
+  const env = { DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-secret-1' };
+  const run = await launch(env);
+  const session = await login(run.port, 'operator-secret-1');
+  // Readers see committed writes only: once the login event is listed, it is stored.
+  let events: any[] = [];
+  for (let i = 0; i < 100 && !events.some((e) => e.kind === 'login'); i++) {
+    events = (await httpRequest(run.port, 'GET', '/v1/events', { session })).json.events;
+    if (!events.some((e) => e.kind === 'login')) await new Promise((r) => setTimeout(r, 10));
+  }
+  const stored = events.find((e) => e.kind === 'login');
+  expect(stored).toMatchObject({ kind: 'login', username: 'operator', address: '127.0.0.1' });
+  run.child.kill('SIGKILL');
+  await once(run.child, 'exit');
+
+  const again = await launch(env);
+  try {
+    const s2 = await login(again.port, 'operator-secret-1');
+    const after = (await httpRequest(again.port, 'GET', '/v1/events', { session: s2 })).json.events;
+    expect(after[0]).toEqual(stored);
+  } finally {
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+  }
+});
+
 test('POST /v1/restart: answers, restarts in the same process on the same port, and reboot settings take effect', async () => {
   const dataDir = join(root, 'restart');
   const cli = (args: string[]) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });

@@ -61,8 +61,8 @@ export function settingsRoutes(router: Router, { settings, dashboard }: AppDeps)
     },
     handle: async (c) => {
       const { params } = parseWith(SetBody, await jsonBody(c));
-      const { role } = c.get('session');
-      return c.json(await settings.set(role, params));
+      const { role, username } = c.get('session');
+      return c.json(await settings.set({ role, username }, params));
     },
   });
   const tag = { tag: 'Settings' };

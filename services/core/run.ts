@@ -9,7 +9,7 @@ import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
 import { realClock, type Clock } from '../clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
 import { createLoopDelayMonitor } from '../loop-delay.js';
-import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
 import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,
@@ -198,11 +198,14 @@ function startRunning(o: {
   let flushScheduled = false;
   let stopping: Promise<void> | undefined;
 
+  const messageEvents = createMessageWatch();
   const flush = () => {
     flushScheduled = false;
     if (!dirty || stopping) return;
     dirty = false;
-    post({ type: 'state', state: chargePoint.state() });
+    const state = chargePoint.state();
+    for (const event of messageEvents(state.messages)) post({ type: 'event', at: now(), event });
+    post({ type: 'state', state });
   };
   const chargePoint = createChargePoint({
     hardware,
@@ -212,6 +215,7 @@ function startRunning(o: {
     pilotDebounceMs: o.start.pilotDebounceMs,
     transaction: (event, record, at, reason) => post({ type: 'transaction', event, record, at, ...(reason ? { reason } : {}) }),
     reaction: (reaction, ms) => post({ type: 'reaction', reaction, seconds: ms / 1000 }),
+    report: (event) => post({ type: 'event', at: now(), event }),
     changed: () => {
       dirty = true;
       if (flushScheduled) return;

@@ -6,6 +6,7 @@ import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js'
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
+import type { EventLog } from '../events.js';
 import type { LogLevel } from '../logger.js';
 import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
@@ -115,7 +116,7 @@ function spanRole(fields: FieldDef[]): string {
  * memory, written all-or-nothing. Listeners apply a change at once; fields marked `reboot` set `reboot_required`
  * until the next start instead.
  */
-export async function createSettings(database: Database, opts: { now: () => number; computed: () => ComputedValues }) {
+export async function createSettings(database: Database, opts: { now: () => number; computed: () => ComputedValues; events?: Pick<EventLog, 'record'> }) {
   const values = new Map<string, SettingValue>();
   for (const [key, field] of FIELDS) if (field.mode === 'rw') values.set(key, field.default);
   for (const row of await database.db.select().from(settingsTable)) {
@@ -217,9 +218,9 @@ export async function createSettings(database: Database, opts: { now: () => numb
     /**
      * POST/PATCH /settings: every pair is checked first, in the spec's order (form, permission, existence, value);
      * when any fails nothing is written and the 400 names each failing key. Otherwise the changed values are written
-     * in one transaction and applied.
+     * in one transaction and applied, and the event log records which keys the account changed (never the values).
      */
-    async set(role: Role, pairs: SettingPair[]): Promise<SetResult> {
+    async set({ role, username }: { role: Role; username: string }, pairs: SettingPair[]): Promise<SetResult> {
       const t = texts();
       const { reasons } = t;
       /** Why each refused pair was refused, by its index in `pairs` (`value`: its value was the problem). */
@@ -268,6 +269,7 @@ export async function createSettings(database: Database, opts: { now: () => numb
         throw err;
       });
       if (changed.size) {
+        opts.events?.record({ kind: 'settings_changed', keys: [...changed.keys()], username });
         version++;
         if ([...changed.keys()].some((k) => FIELDS.get(k)!.reboot)) rebootRequired = true;
         const live = new Map([...changed].filter(([k]) => !FIELDS.get(k)!.reboot));
