@@ -244,7 +244,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   applySettings(settings, { charging, logLevel, nfc });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc }));
 
-  const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
+  // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
+  // is a real device on a PC or not.
+  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
   const route = routeOf(app.routes);

@@ -27,10 +27,18 @@ export interface Simulator {
   nfcStats(): WireStats;
 }
 
-export function createSimulator(charging: ChargingService, pn532: SimulatedPn532, reader: ReaderHardware): Simulator {
+/**
+ * The simulator of HARDWARE=sim. `pn532` is the simulated chip, undefined when the reader is the real PN532 on
+ * NFC_PORT (docs/hardware.md, Real devices on a PC): then the plant's controls work, and cards and phones are real.
+ */
+export function createSimulator(charging: ChargingService, pn532: SimulatedPn532 | undefined, reader: ReaderHardware): Simulator {
   let phone: SimulatedPhone | undefined;
+  const chip = (): SimulatedPn532 => {
+    if (!pn532) throw invalid('The reader is the real PN532 on NFC_PORT: present a real card or phone to it');
+    return pn532;
+  };
   const nfcPhone = () => {
-    if (!phone || phone.gone) phone = pn532.phone();
+    if (!phone || phone.gone) phone = chip().phone();
     return phone;
   };
   return {
@@ -42,9 +50,10 @@ export function createSimulator(charging: ChargingService, pn532: SimulatedPn532
       } catch (err) {
         throw invalid((err as Error).message);
       }
-      pn532.tap(tag.uid, tag.technology);
+      chip().tap(tag.uid, tag.technology);
     },
     async phoneRequest(text) {
+      chip();
       if (reader.nfc?.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
       // A tap: the phone comes, writes the request, reads the answer and leaves.
       const tapping = nfcPhone();
@@ -55,6 +64,6 @@ export function createSimulator(charging: ChargingService, pn532: SimulatedPn532
       }
     },
     nfcPhone,
-    nfcStats: () => pn532.stats,
+    nfcStats: () => chip().stats,
   };
 }
