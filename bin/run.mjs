@@ -17,6 +17,9 @@ const SOURCES = ['api', 'bin', 'db', 'drivers', 'machines', 'services'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 /** Written after every build this launcher runs: sources older than it are compiled in dist/. */
 const STAMP = join(ROOT, 'dist', '.built');
+/** Written by every `npm run build` that emitted something (tsc's incremental state). */
+const BUILD_INFO = join(ROOT, 'dist', '.tsbuildinfo');
+const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
 
 /** The newest modification time among the sources (ms). */
 function newestSource() {
@@ -39,8 +42,9 @@ if (!command || !/^[a-z][a-z-]*$/.test(command)) {
   process.exit(2);
 }
 const entry = join(ROOT, 'dist', 'bin', `${command}.js`);
-const built = existsSync(STAMP) && existsSync(entry) ? statSync(STAMP).mtimeMs : 0;
-if (built === 0 || newestSource() > built) {
+// Stale: the command is not built, or a source changed after the last build. A tree without sources (a Raspberry
+// Pi with the built files only) is never stale.
+if (!existsSync(entry) || newestSource() > Math.max(mtime(STAMP), mtime(BUILD_INFO))) {
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   if (existsSync(tsc)) {
     const started = Date.now();

@@ -10,6 +10,7 @@ import { realClock, type Clock } from '../clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
 import { createLoopDelayMonitor } from '../loop-delay.js';
 import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
+import { startWatchdog } from '../systemd.js';
 import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,
@@ -96,8 +97,11 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     process.kill(process.pid, 'SIGKILL');
   };
 
+  let watchdog: { stop(): void } | undefined;
   const startLiveness = () => {
     if (!init.watchMain || livenessTimer) return;
+    // systemd's watchdog (the service unit): fed from this thread, so a core that stops is restarted.
+    watchdog = startWatchdog({ onError: (error) => log.warn({ error }, 'the systemd watchdog could not be notified') });
     main.reset();
     livenessTimer = setInterval(() => {
       const silent = main.silence();
@@ -153,6 +157,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     const plant = local.withoutPlant ? undefined : devices.plant;
     return startRunning({ hardware, plant, clock, now, log, post, start: s, ...(local.inspect ? { inspect: local.inspect } : {}), stopped: () => {
       if (livenessTimer) clearInterval(livenessTimer);
+      watchdog?.stop();
       loop?.stop();
       port.close?.();
     } });
