@@ -215,6 +215,12 @@ export const SimView = v.object({
   loadLimitA: v.nullable(v.number()),
   pairing: v.boolean(),
   nfc: v.optional(v.object({ request: v.string(), answer: v.string() })),
+  network: v.optional(
+    v.pipe(
+      v.object({ appliedAt: v.pipe(v.string(), v.isoTimestamp()), commands: v.array(v.string()), error: v.optional(v.string()) }),
+      v.description('What the simulated network manager was asked at the last start: the nmcli commands a Raspberry Pi would run'),
+    ),
+  ),
 });
 
 /** The named schemas of the document (components/schemas). */

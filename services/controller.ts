@@ -23,6 +23,7 @@ import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createNetwork, createNmcli, createSimulatedNetwork, networkCheck, networkSettingsOf } from './network.js';
 import { createNfcService, type NfcService } from './nfc.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createDashboard } from './settings/dashboard.js';
@@ -164,7 +165,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   }
 
   const events = createEventLog({ database, now, logger });
-  const settings = await createSettings(database, { now, computed: () => computedValues(now), events });
+  // The network settings go to NetworkManager on the Pi, to a simulated manager that shows them with HARDWARE=sim.
+  const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
+  void network.unavailable(); // asked once, now: a settings write checks it
+  const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger, events });
 
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
@@ -246,7 +250,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
-  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
+  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
   const route = routeOf(app.routes);
@@ -255,6 +259,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+  // Marked reboot: applied at every start (NetworkManager keeps them; nothing changes when it has them already).
+  const networkApplied = network.apply(networkSettingsOf(settings), now());
   if (simulator && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, 'HOST is not a loopback address: the simulator\'s /sim routes, which need no session, answer other machines too');
   }
@@ -287,6 +293,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         nfc.stop();
         root.stop();
         await reader.close();
+        await networkApplied;
         await events.settled();
         await database.close();
         mainLoop.stop();

@@ -5,6 +5,10 @@ import type { ReaderHardware, TagTechnology } from '../drivers/types.js';
 import type { ChargingService } from './charging.js';
 import type { SimCommand } from './core/protocol.js';
 import { invalid } from './errors.js';
+import type { Network } from './network.js';
+
+/** An argument as a shell would need it written (shown to people; never run through a shell). */
+const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
 
 /**
  * The simulated world of HARDWARE=sim, from the main thread: the vehicle, meter, temperature and faults are the
@@ -25,13 +29,15 @@ export interface Simulator {
   nfcPhone(): SimulatedPhone;
   /** Bytes and APDUs the simulated PN532 has moved so far (live counters). */
   nfcStats(): WireStats;
+  /** What the simulated network manager was asked at the last start (the network settings), if anything yet. */
+  network(): { appliedAt: string; commands: string[]; error?: string } | undefined;
 }
 
 /**
  * The simulator of HARDWARE=sim. `pn532` is the simulated chip, undefined when the reader is the real PN532 on
  * NFC_PORT (docs/hardware.md, Real devices on a PC): then the plant's controls work, and cards and phones are real.
  */
-export function createSimulator(charging: ChargingService, pn532: SimulatedPn532 | undefined, reader: ReaderHardware): Simulator {
+export function createSimulator(charging: ChargingService, pn532: SimulatedPn532 | undefined, reader: ReaderHardware, network?: Pick<Network, 'lastApplied'>): Simulator {
   let phone: SimulatedPhone | undefined;
   const chip = (): SimulatedPn532 => {
     if (!pn532) throw invalid('The reader is the real PN532 on NFC_PORT: present a real card or phone to it');
@@ -65,5 +71,11 @@ export function createSimulator(charging: ChargingService, pn532: SimulatedPn532
     },
     nfcPhone,
     nfcStats: () => chip().stats,
+    network() {
+      const last = network?.lastApplied();
+      if (!last) return undefined;
+      const shown = { appliedAt: new Date(last.at).toISOString(), commands: last.commands.map((c) => `nmcli ${c.map(quoteArg).join(' ')}`) };
+      return last.error === undefined ? shown : { ...shown, error: last.error };
+    },
   };
 }

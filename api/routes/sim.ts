@@ -30,7 +30,7 @@ const LoadLimitBody = v.strictObject({
 });
 
 /** What the simulator shows of the charge point: its states and metering, never who charges (no tag, no user). */
-export function simView(plant: SimState, charging: ChargingService) {
+export function simView(plant: SimState, charging: ChargingService, simulator?: Simulator) {
   const { transaction, ...chargePoint } = charging.chargePoint.state();
   const shown: Record<string, unknown> = { ...chargePoint };
   if (transaction) {
@@ -43,6 +43,7 @@ export function simView(plant: SimState, charging: ChargingService) {
     hmi: charging.hmi(),
     loadLimitA: charging.coreState()?.chargeCycle.context.loadLimitA ?? null,
     pairing: charging.pairingOn(),
+    ...(simulator?.network() ? { network: simulator.network() } : {}),
   };
 }
 
@@ -54,7 +55,7 @@ export function simView(plant: SimState, charging: ChargingService) {
  */
 export function simRoutes(router: Router, simulator: Simulator, charging: ChargingService): void {
   /** Runs a plant control in the core and answers the view. */
-  const control = async (c: AppContext, command: SimCommand) => c.json(simView(await simulator.control(command), charging));
+  const control = async (c: AppContext, command: SimCommand) => c.json(simView(await simulator.control(command), charging, simulator));
   const sim = { public: true, tag: 'Simulator' };
   const view = { 200: { description: 'The simulator\'s view', body: SimView } };
   const refused = { ...view, 400: { description: 'A control that makes no sense now, or a malformed body (the cause says why)', body: OperationFailed } };
@@ -92,7 +93,7 @@ export function simRoutes(router: Router, simulator: Simulator, charging: Chargi
           } catch (err) {
             throw invalid(err instanceof Error ? err.message : String(err));
           }
-          return c.json({ ...simView(await simulator.control({ op: 'state' }), charging), nfc: { request, answer } });
+          return c.json({ ...simView(await simulator.control({ op: 'state' }), charging, simulator), nfc: { request, answer } });
         },
         PhoneBody,
       ),

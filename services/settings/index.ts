@@ -11,7 +11,7 @@ import type { LogLevel } from '../logger.js';
 import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
-import { settingsTexts, type SettingsTexts } from './translations.js';
+import { settingsTexts, type Reasons, type SettingsTexts } from './translations.js';
 
 export { CATALOGUE, FIELDS, type FieldDef, type SettingValue };
 
@@ -43,6 +43,16 @@ export interface FieldView {
   /** Extension: an enum's choices, so a client can offer them (spec 2.7 shows only the current value). */
   options?: { value: number; label: string }[];
 }
+
+/**
+ * A check of a settings write as a whole, after each value passed its own (for example a static LAN configuration
+ * that must hold together): given the values as they would be and the keys the request names, the refused keys and
+ * why, in the request's language.
+ */
+export type SettingsCheck = (
+  next: ReadonlyMap<string, SettingValue>,
+  requested: ReadonlySet<string>,
+) => Promise<Array<{ key: string; reason: (reasons: Reasons) => string }>>;
 
 /** One pair of a POST/PATCH request, as received. */
 export interface SettingPair {
@@ -116,7 +126,10 @@ function spanRole(fields: FieldDef[]): string {
  * memory, written all-or-nothing. Listeners apply a change at once; fields marked `reboot` set `reboot_required`
  * until the next start instead.
  */
-export async function createSettings(database: Database, opts: { now: () => number; computed: () => ComputedValues; events?: Pick<EventLog, 'record'> }) {
+export async function createSettings(
+  database: Database,
+  opts: { now: () => number; computed: () => ComputedValues; events?: Pick<EventLog, 'record'>; check?: SettingsCheck },
+) {
   const values = new Map<string, SettingValue>();
   for (const [key, field] of FIELDS) if (field.mode === 'rw') values.set(key, field.default);
   for (const row of await database.db.select().from(settingsTable)) {
@@ -237,20 +250,28 @@ export async function createSettings(database: Database, opts: { now: () => numb
         if (!checked.ok) return refused.set(i, { reason: checked.reason, value: true });
         accepted.set(pair.key, checked.value);
       });
-      if (refused.size) {
+      /** The 400 naming every refused pair (and each pair's own cause: an extension, so a form shows it beside the field). */
+      const refuse = () => {
         const causes = [...refused].map(([i, r]) => `${JSON.stringify(pairs[i]!.key)} ${r.reason}${r.value ? ` (params[${i}])` : ''}`);
-        throw invalid(`${reasons.none}: ${causes.join('; ')}`, {
-          // Extension: each refused pair carries its own cause, so a form can show it beside the field.
+        return invalid(`${reasons.none}: ${causes.join('; ')}`, {
           params: pairs.map((p, i) => {
             const r = refused.get(i);
             return r ? { key: p.key, success: false, cause: r.reason } : { key: p.key, success: false };
           }),
           reboot_required: rebootRequired,
         });
-      }
+      };
+      if (refused.size) throw refuse();
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
       let before = new Map<string, SettingValue>();
       const changed = await database.write(async (tx) => {
+        // The write as a whole, against the values as they are now (a concurrent write may have changed them).
+        if (opts.check) {
+          const next = new Map(values);
+          for (const [k, v] of accepted) next.set(k, v);
+          for (const { key, reason } of await opts.check(next, seen)) refused.set(pairs.findIndex((p) => p.key === key), { reason: reason(reasons), value: true });
+          if (refused.size) throw refuse();
+        }
         before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
         const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
         if (diff.size === 0) return diff;
