@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -38,6 +38,25 @@ function parseUnit(text: string): Record<string, Record<string, string[]>> {
 
 let root: string;
 beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-systemd-'))));
+
+/**
+ * A systemd-notify of our own on a PATH folder (the real one needs systemd as PID 1): it records each message it is
+ * given with its parent's pid. `messages()` reads them back.
+ */
+async function fakeSystemdNotify(name: string): Promise<{ bin: string; lines(): Promise<Array<{ message: string; parent: string }>>; messages(): Promise<string[]> }> {
+  const bin = join(root, name);
+  const record = join(root, `${name}.log`);
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$* $PPID" >> "${record}"\n`);
+  await chmod(join(bin, 'systemd-notify'), 0o755);
+  const lines = async () =>
+    (await readFile(record, 'utf8').catch(() => ''))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => ({ message: l.split(' ')[0]!, parent: l.split(' ')[1]! }));
+  return { bin, lines, messages: async () => (await lines()).map((l) => l.message) };
+}
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 describe('the unit', () => {
@@ -136,42 +155,32 @@ describe('the watchdog', () => {
   });
 
   test('the relay runs systemd-notify for each message from one shell process', async () => {
-    const bin = join(root, 'relay-bin');
-    const record = join(root, 'relay.log');
-    spawnSync('mkdir', ['-p', bin]);
-    await writeFile(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$* $PPID" >> "${record}"\n`);
-    await chmod(join(bin, 'systemd-notify'), 0o755);
+    const { bin, lines: notified } = await fakeSystemdNotify('relay-bin');
     const path = process.env.PATH;
     process.env.PATH = `${bin}:${path ?? ''}`;
     const errors: string[] = [];
     const relay = createNotifyRelay((e) => errors.push(e));
     process.env.PATH = path;
     for (let i = 0; i < 3; i++) relay.send('WATCHDOG=1');
-    let lines: string[] = [];
+    let lines: Array<{ message: string; parent: string }> = [];
     for (let i = 0; i < 100 && lines.length < 3; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      lines = (await readFile(record, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
+      lines = await notified();
     }
     relay.close();
-    expect(lines.map((l) => l.split(' ')[0])).toEqual(['WATCHDOG=1', 'WATCHDOG=1', 'WATCHDOG=1']);
-    expect(new Set(lines.map((l) => l.split(' ')[1])).size).toBe(1); // one parent: the relay's shell
+    expect(lines.map((l) => l.message)).toEqual(['WATCHDOG=1', 'WATCHDOG=1', 'WATCHDOG=1']);
+    expect(new Set(lines.map((l) => l.parent)).size).toBe(1); // one parent: the relay's shell
     expect(errors).toEqual([]);
   });
 
   test('the controller under a notify unit: READY=1 once listening, WATCHDOG=1 from the core\'s thread every half interval, STOPPING=1 on SIGTERM', async () => {
-    // A systemd-notify of our own on PATH records what the controller sends (the real one needs systemd as PID 1).
-    const bin = join(root, 'bin');
-    const record = join(root, 'notified.log');
-    await spawnSync('mkdir', ['-p', bin]);
-    await writeFile(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$*" >> "${record}"\n`);
-    await chmod(join(bin, 'systemd-notify'), 0o755);
+    const { bin, messages: notified } = await fakeSystemdNotify('bin');
     const child = spawn(process.execPath, [ENTRY], {
       env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(root, 'data'), OPERATOR_PASSWORD: 'operator-pass', NOTIFY_SOCKET: '/run/systemd/notify', WATCHDOG_USEC: '300000', INVOCATION_ID: 'test' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: string[] = [];
     child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-    const notified = async () => (await readFile(record, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
     const until = async (done: (lines: string[]) => boolean) => {
       for (let i = 0; i < 200; i++) {
         if (done(await notified())) return;
@@ -193,11 +202,7 @@ describe('the watchdog', () => {
   });
 
   test('without NOTIFY_SOCKET nothing is sent', async () => {
-    const bin = join(root, 'bin2');
-    const record = join(root, 'notified2.log');
-    spawnSync('mkdir', ['-p', bin]);
-    await writeFile(join(bin, 'systemd-notify'), `#!/bin/sh\necho "$*" >> "${record}"\n`);
-    await chmod(join(bin, 'systemd-notify'), 0o755);
+    const { bin, messages } = await fakeSystemdNotify('bin2');
     const child = spawn(process.execPath, [ENTRY], {
       env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(root, 'data2'), OPERATOR_PASSWORD: 'operator-pass', WATCHDOG_USEC: '300000' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -208,7 +213,7 @@ describe('the watchdog', () => {
     await new Promise((r) => setTimeout(r, 400)); // longer than the interval asked for
     child.kill('SIGTERM');
     expect((await once(child, 'exit'))[0]).toBe(0);
-    await expect(readFile(record, 'utf8')).rejects.toThrow(/ENOENT/);
+    expect(await messages()).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Clock } from '../../services/controller.js';
+import { realClock } from '../../services/clock.js';
 import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness } from '../harness.js';
 import { launchBrowser, openPage } from './launcher.js';
@@ -12,12 +12,6 @@ declare const document: any;
  * /docs in a real browser: Swagger UI from the controller renders the API document under the page's
  * Content-Security-Policy, with no request to another origin, no script error and no CSP violation.
  */
-
-const realClock: Clock = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => Date.now(),
-};
 
 let h: Harness;
 let browser: Browser;
