@@ -10,6 +10,7 @@ import type { Sessions } from '../services/sessions.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Dashboard } from '../services/settings/dashboard.js';
 import type { Accounts } from '../services/accounts.js';
+import type { EventLog } from '../services/events.js';
 import type { Inspector } from '../services/inspector.js';
 import type { Transactions } from '../services/transactions.js';
 import type { Users } from '../services/users.js';
@@ -18,6 +19,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { createBodyIntakes, type BodyIntake, type Timers } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { restartRoutes } from './routes/restart.js';
@@ -30,6 +32,8 @@ import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { whitelistRoutes } from './routes/whitelist.js';
 import { webRoutes } from './web/routes.js';
+import { documentRoutes } from './routes/docs.js';
+import type { DocMethod, DocumentedRoute, JsonSchema, OperationDoc } from './openapi.js';
 
 /** What the API needs of the controller. */
 export interface AppDeps {
@@ -50,6 +54,8 @@ export interface AppDeps {
   inspector?: Inspector | undefined;
   /** Login accounts (the /v1/accounts extension). */
   accounts: Accounts;
+  /** The event log (the /v1/events extension). */
+  events: EventLog;
   /**
    * Restarts the controller in its process (the /v1/restart extension, for settings marked reboot); called once the
    * answer is on its way. Without it the endpoint does not exist.
@@ -69,7 +75,19 @@ export type AppEnv = { Bindings: Bindings; Variables: { session: Session; intake
 export type AppContext = Context<AppEnv>;
 export type AppHandler = Handler<AppEnv>;
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = DocMethod;
+
+/** An endpoint: its one handler and its documentation (the API document is generated from these, api/openapi.ts). */
+export interface Operation extends OperationDoc {
+  handle: AppHandler;
+}
+
+export interface ResourceOptions {
+  /** No session needed (login, the pages, the simulator's controls): the body intake of requests without one. */
+  public?: boolean;
+  /** The group the document lists the path under (api/openapi.ts TAGS). */
+  tag: string;
+}
 
 /** The client address a session is bound to: the transport's own, or the TCP peer (IPv4-mapped IPv6 unwrapped). */
 export function clientAddress(c: AppContext): string {
@@ -84,19 +102,11 @@ export interface Router {
    * handler first checks the session (spec 5 item 1), unless the path is `public` (only /v1/login). The body intake
    * follows: with a session, bodies up to 2 MiB whose session is checked again once they are in; public, a few KiB.
    */
-  resource(path: string, handlers: Partial<Record<Method, AppHandler>>, opts?: { public?: boolean }): void;
+  resource(path: string, operations: Partial<Record<Method, Operation>>, opts: ResourceOptions): void;
 }
 
-/**
- * Registers the routes `register` puts on an application of their own as public routes of `app`: no session, and the
- * body intake of requests without one (a few KiB, their own budget). For route sets written against Hono's own API
- * (the simulator's controls).
- */
-function mountPublic(app: Hono<AppEnv>, publicHandler: (handler: AppHandler) => AppHandler, register: (routes: Hono<AppEnv>) => void): void {
-  const routes = new Hono<AppEnv>();
-  register(routes);
-  for (const route of routes.routes) app.on(route.method, route.path, publicHandler(route.handler as AppHandler));
-}
+/** The API application and its document (OpenAPI 3.1, as GET /openapi.json serves it). */
+export type ApiApp = Hono<AppEnv> & { document(): Promise<JsonSchema> };
 
 /** A fetch handler: the app's request → response, as every transport calls it. */
 export type Fetch = (request: Request, env?: Bindings) => Response | Promise<Response>;
@@ -106,7 +116,7 @@ export type Fetch = (request: Request, env?: Bindings) => Response | Promise<Res
  * with its own bindings. The session check runs inside each endpoint's one handler (no middleware chain), so a
  * synchronous endpoint answers synchronously.
  */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps): ApiApp {
   const app = new Hono<AppEnv>();
   const respond = (err: unknown, c: AppContext) =>
     errorResponse(err, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unexpected error'));
@@ -128,8 +138,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       return handler(c, next);
     };
 
+  const documentedRoutes: DocumentedRoute[] = [];
   const router: Router = {
-    resource(path, handlers, { public: isPublic = false } = {}) {
+    resource(path, operations, { public: isPublic = false, tag }) {
       const guarded = (handler: AppHandler): AppHandler =>
         isPublic
           ? withPublicIntake(handler)
@@ -138,8 +149,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
               c.set('intake', sessionIntake);
               return handler(c, next);
             };
-      const methods = Object.keys(handlers) as Method[];
-      for (const method of methods) app.on(method, path, guarded(handlers[method]!));
+      const methods = Object.keys(operations) as Method[];
+      for (const method of methods) {
+        const { handle, ...doc } = operations[method]!;
+        app.on(method, path, guarded(handle));
+        documentedRoutes.push({ path, method, doc, public: isPublic, tag });
+      }
       // Every other method gets its own handler (not `app.all`): each request then matches exactly one handler,
       // which Hono runs without a middleware chain. HEAD is served by the GET handler.
       const others = METHODS.filter((m) => m !== 'HEAD' && !(methods as string[]).includes(m));
@@ -161,11 +176,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
   accountRoutes(router, deps);
+  eventRoutes(router, deps);
   if (deps.restart) restartRoutes(router, deps.restart);
   webRoutes(router);
-  if (deps.simulator) mountPublic(app, withPublicIntake, (sim) => simRoutes(sim, deps.simulator!, deps.charging));
-  if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
+  if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);
+  if (deps.metrics) metricsRoutes(router, deps.metrics, deps.metricsToken);
   if (deps.inspector) inspectRoutes(router, deps, deps.inspector);
+  const document = documentRoutes(router, documentedRoutes);
 
   // Unknown paths: 404, but under /v1 only for a valid session (without one, 401 like every other /v1 path).
   app.notFound((c) => {
@@ -177,5 +194,5 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }
   });
   app.onError(respond);
-  return app;
+  return Object.assign(app, { document });
 }

@@ -3,7 +3,8 @@ import { OperationError, type FailureKind } from '../services/errors.js';
 import { ClientClosed } from './body.js';
 
 /** Session error codes of spec 7.2 that this API answers with. */
-export type SessionCode = 1001 | 1002 | 1003 | 1004 | 1005 | 1007 | 1008 | 1011 | 1012;
+export const SessionCodes = [1001, 1002, 1003, 1004, 1005, 1007, 1008, 1011, 1012] as const;
+export type SessionCode = (typeof SessionCodes)[number];
 
 const SESSION_MESSAGES: Record<SessionCode, string> = {
   1001: 'Invalid credentials: request a new token with GET /v1/login and log in again',

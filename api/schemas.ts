@@ -1,16 +1,21 @@
 import * as v from 'valibot';
 import { charCount } from '../services/errors.js';
+import { documented } from './openapi.js';
 import { ROLES } from '../db/schema.js';
 import { TAG_PRIORITIES, TAG_TYPES } from '../services/whitelist.js';
 
 /** Request shapes of the spec, in one place. Lengths count characters (code points), as the spec does. */
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
+/** A length in characters (code points), which is what JSON Schema's minLength and maxLength count too. */
 const chars = (min: number, max: number, what: string) =>
-  v.check((s: string) => charCount(s) >= min && charCount(s) <= max, `${what} must be ${min} to ${max} characters`);
+  documented(v.check((s: string) => charCount(s) >= min && charCount(s) <= max, `${what} must be ${min} to ${max} characters`), { minLength: min, maxLength: max });
+/** No control characters (U+0000 to U+001F, U+007F). */
+const noControl = (what: string) =>
+  documented(v.check((s: string) => !CONTROL_RE.test(s), `${what} must not contain control characters`), { pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
 
 export const Uuid = v.pipe(
   v.string('must be a string'),
@@ -20,7 +25,7 @@ export const Uuid = v.pipe(
 
 /** A display name: 1..255 characters, no control characters. */
 const Name = (what: string) =>
-  v.pipe(v.string(`${what} must be a string`), chars(1, 255, what), v.check((s) => !CONTROL_RE.test(s), `${what} must not contain control characters`));
+  v.pipe(v.string(`${what} must be a string`), chars(1, 255, what), noControl(what));
 
 export const UserBody = v.object({ userName: Name('userName') }, 'The body must be an object {"userName": string}');
 
@@ -28,7 +33,9 @@ export const UserBody = v.object({ userName: Name('userName') }, 'The body must 
 export const TagId = v.pipe(
   v.string('id must be a string'),
   chars(1, 255, 'id'),
-  v.check((s) => !s.includes(',') && !CONTROL_RE.test(s), 'id must not contain commas or control characters'),
+  documented(v.check((s: string) => !s.includes(',') && !CONTROL_RE.test(s), 'id must not contain commas or control characters'), {
+    pattern: '^[^,\\u0000-\\u001f\\u007f]*$',
+  }),
 );
 
 export const WhitelistEntry = v.object({
@@ -74,7 +81,7 @@ export const WhitelistDeleteBody = v.object({
 export const UtcDateTime = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be a UTC date-time of the form YYYY-MM-DDThh:mm:ss.sssZ'),
-  v.check((s) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, 'is not a valid calendar date and time'),
+  documented(v.check((s: string) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, 'is not a valid calendar date and time'), { format: 'date-time' }),
   v.transform((s) => Date.parse(s)),
 );
 

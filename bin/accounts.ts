@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../db/client.js';
 import { createAccounts, generatePassword, ROLES, type Role } from '../services/accounts.js';
-import { ConfigError, loadConfig } from '../services/config.js';
+import { ConfigError, loadConfig, type Config } from '../services/config.js';
 import { OperationError } from '../services/errors.js';
 
 const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DATABASE_URL as for npm start).
@@ -36,6 +37,8 @@ async function run(argv: string[]): Promise<number> {
   }
   const config = loadConfig(process.env);
   if (config.defaultDatabaseFile) await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  // On stderr, so that the output of `list` stays one account a line; before opening, so a failure names it too.
+  process.stderr.write(`Database: ${databaseName(config)}\n`);
   const database = await openDatabase(config.databaseUrl);
   const accounts = createAccounts(database);
   try {
@@ -72,6 +75,21 @@ async function run(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/**
+ * The database the command works on, as a person recognises it: the file's path, or a server's address without
+ * its credentials (a user name, password or `authToken` in DATABASE_URL is never printed).
+ */
+function databaseName(config: Pick<Config, 'databaseUrl' | 'defaultDatabaseFile'>): string {
+  if (config.defaultDatabaseFile) return config.defaultDatabaseFile;
+  if (config.databaseUrl.startsWith('file:')) return resolve(config.databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, ''));
+  try {
+    const url = new URL(config.databaseUrl);
+    return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname} (DATABASE_URL)`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
 
 process.umask(0o077);
 run(process.argv.slice(2)).then(

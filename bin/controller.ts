@@ -1,8 +1,10 @@
+import { RESTARTS_IN_PROCESS } from '../drivers/index.js';
 import { ConfigError, loadConfig } from '../services/config.js';
 import { startController } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
+import { notifySystemd, restartPolicy } from '../services/systemd.js';
 
-/** The controller's main process: `npm start`. */
+/** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
   process.umask(0o077);
   let config;
@@ -16,13 +18,37 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = await createLogger(config);
+  const notify = (message: string) => notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
+
+  let signals = 0;
+  let restarting: Promise<void> | undefined;
+  /** Graceful stop (in-flight requests finish, a running transaction ends with reason Reboot), then exit. */
+  const shutdown = (reason: string) => {
+    if (++signals > 1) {
+      logger.warn({ reason }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    logger.info({ reason }, 'shutting down');
+    notify('STOPPING=1');
+    (restarting ?? Promise.resolve())
+      .then(() => controller.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
 
   /**
-   * POST /v1/restart: the controller closes (in-flight requests finish, a running transaction ends with reason
-   * Reboot, the database closes) and starts again in this process on the port it had, reading every setting afresh.
+   * POST /v1/restart. Where the hardware can be started again in this process (HARDWARE=sim), the controller closes
+   * and starts again on the port it had, reading every setting afresh. Where it cannot (HARDWARE=rpi: pigpio loads
+   * once per process), the process ends gracefully and its service manager starts it again (the systemd unit:
+   * Restart=always); without a service manager (INVOCATION_ID unset) the endpoint is not offered, since nothing would
+   * start the controller again.
    */
-  let restarting: Promise<void> | undefined;
-  const restart = () => {
+  const inProcess = () => {
     restarting ??= (async () => {
       logger.info('restarting');
       await controller.close();
@@ -35,27 +61,14 @@ async function main(): Promise<void> {
       },
     );
   };
-  let controller = await startController({ config, logger, restart });
+  const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
+  const restart = policy === 'process' ? inProcess : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
+  if (!restart) logger.info({ hardware: config.hardware }, 'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process');
+  let controller = await startController({ config, logger, ...(restart ? { restart } : {}) });
+  notify('READY=1');
 
-  let signals = 0;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (++signals > 1) {
-      logger.warn({ signal }, 'second signal: exiting at once');
-      process.exit(1);
-    }
-    logger.info({ signal }, 'shutting down');
-    (restarting ?? Promise.resolve())
-      .then(() => controller.close())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 main().catch((err: unknown) => {

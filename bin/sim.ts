@@ -95,6 +95,7 @@ interface View {
   loadLimitA: number | null;
   pairing: boolean;
   nfc?: { request: string; answer: string };
+  network?: { appliedAt: string; commands: string[]; error?: string };
 }
 
 /** How long the CLI waits for the charge point to take a command in. */
@@ -130,6 +131,7 @@ function summary(v: View): string {
   ];
   if (p.alternateMs > 0) lines.push(`the EV switches between C and B every ${p.alternateMs} ms`);
   if (c.transaction) lines.push(`transaction ${c.transaction.consumption} Wh, ${c.transaction.power} W, ${c.transaction.transactionDuration ?? 0} s`);
+  if (v.network?.commands.length) lines.push(`network settings at the last start (simulated; a Raspberry Pi would run): ${v.network.commands.join('; ')}`);
   return lines.join('\n');
 }
 

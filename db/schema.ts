@@ -171,3 +171,20 @@ export const ocppState = sqliteTable('ocpp_state', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/**
+ * The event log for people (services/events.ts): what happened to the charger, one row an event, a bounded ring
+ * (the newest EVENTS_KEPT are kept; older rows are deleted in the write that adds new ones). `at` is UTC
+ * milliseconds, `kind` the event's kind and `data` its details as a JSON object (never a secret). Listed by time,
+ * then in the order recorded.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    kind: text('kind').notNull(),
+    data: text('data').notNull(),
+  },
+  (t) => [index('events_by_time').on(t.at)],
+);

@@ -11,6 +11,14 @@ import { realTimers } from './timers.js';
 export const HARDWARE_BACKENDS = ['sim', 'rpi'] as const;
 export type HardwareBackend = (typeof HARDWARE_BACKENDS)[number];
 
+/**
+ * Whether a backend's devices can be created again in the same process (the controller's restart in its process).
+ * `rpi` cannot: pigpio is a native addon that is not context-aware, loaded in the charge-point core's worker thread,
+ * and Node refuses to load such an addon into a second worker of the same process (its C library also initialises
+ * once per process). There the process ends and its service manager starts it again.
+ */
+export const RESTARTS_IN_PROCESS: Record<HardwareBackend, boolean> = { sim: true, rpi: false };
+
 export interface MeterPortOptions {
   /** Serial device of the RS-485 adapter. */
   path: string;

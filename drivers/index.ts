@@ -13,6 +13,7 @@ export {
   createChargePointHardware,
   DEFAULT_METER_PORT,
   HARDWARE_BACKENDS,
+  RESTARTS_IN_PROCESS,
   type ChargePointHardwareOptions,
   type HardwareBackend,
   type MeterPortOptions,

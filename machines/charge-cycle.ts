@@ -165,8 +165,16 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
   otherKnownTag: 'a whitelisted tag other than the session tag',
 };
 
+/** What an accepted tag did, and why a tag was refused (reported with the feedback: the event log). */
+export const TAG_ACCEPTANCES = ['authorized', 'stopped', 'cancelled'] as const;
+export const TAG_REFUSALS = ['unknown', 'unavailable', 'faulted', 'stopping'] as const;
+export type TagAcceptance = (typeof TAG_ACCEPTANCES)[number];
+export type TagRefusal = (typeof TAG_REFUSALS)[number];
+const accept = (outcome: TagAcceptance) => ({ type: 'acceptTag', params: { outcome } }) as const;
+const refuse = (reason: TagRefusal) => ({ type: 'refuseTag', params: { reason } }) as const;
+
 /** The session's tag while the contactor is closed: stop through `stopping` (PWM off first, contactor after C→B or 6 s). */
-const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: 'acceptTag' } as const;
+const STOP_UNDER_LOAD = { guard: 'sessionTag', target: '#chargeCycle.operative.session.stopping', actions: accept('stopped') } as const;
 /** A commanded stop while the contactor is closed: the same way, without feedback. */
 const COMMANDED_STOP_UNDER_LOAD = { target: '#chargeCycle.operative.session.stopping' } as const;
 
@@ -191,10 +199,10 @@ export const chargeCycleMachine = setup({
     startTransaction: (_, _params: Authorization) => {},
     /** The running transaction ends. */
     stopTransaction: (_, _params: { reason: StopReason }) => {},
-    /** Feedback: a tag was accepted (authorized, or its transaction stopped). */
-    acceptTag: () => {},
-    /** Feedback: a tag was refused (not whitelisted, or the charge point cannot charge now). */
-    refuseTag: () => {},
+    /** Feedback: a tag was accepted (it authorized, stopped its transaction, or cancelled its authorization). */
+    acceptTag: (_, _params: { outcome: TagAcceptance }) => {},
+    /** Feedback: a tag was refused (not whitelisted, or the charge point cannot charge now), and why. */
+    refuseTag: (_, _params: { reason: TagRefusal }) => {},
     /** A known tag other than the session's was presented while charging: reported, not acted on. */
     reportTag: (_, _params: { id: string }) => {},
     assignPilot: assign({ pilot: ({ event }) => (event.type === 'PILOT' ? event.level : 'a') }),
@@ -260,7 +268,7 @@ export const chargeCycleMachine = setup({
     SETTINGS: { actions: 'assignSettings' },
     LOAD_LIMIT: { actions: 'assignLoadLimit' },
     FAULT: { actions: 'assignFault' },
-    TAG: { actions: 'refuseTag' },
+    TAG: { actions: refuse('unknown') },
   },
   initial: 'operative',
   states: {
@@ -277,7 +285,7 @@ export const chargeCycleMachine = setup({
           initial: 'idle',
           always: { guard: 'plugged', target: 'session' },
           // A whitelisted tag authorizes, also while another is held (the hold starts again).
-          on: { TAG: { guard: 'knownTag', target: '.authorized', actions: ['authorizeByTag', 'acceptTag'] } },
+          on: { TAG: { guard: 'knownTag', target: '.authorized', actions: ['authorizeByTag', accept('authorized')] } },
           states: {
             idle: {
               meta: meta({ systemState: 'idle', authState: 'not_authorized_for_charging', ocppState: 'available' }),
@@ -286,7 +294,7 @@ export const chargeCycleMachine = setup({
             authorized: {
               meta: meta({ systemState: 'idle', authState: 'authorized_for_charging', ocppState: 'preparing' }),
               after: { authTimeout: 'expired' },
-              on: { TAG: { guard: 'sessionTag', target: 'idle', actions: 'acceptTag' } },
+              on: { TAG: { guard: 'sessionTag', target: 'idle', actions: accept('cancelled') } },
             },
             expired: {
               meta: meta({ systemState: 'idle', authState: 'auth_timeout', ocppState: 'available' }),
@@ -300,7 +308,7 @@ export const chargeCycleMachine = setup({
           initial: 'waitForAuth',
           always: { guard: 'unplugged', target: 'available' },
           // A whitelisted tag starts a transaction where no state has a tag rule of its own (waiting, finished).
-          on: { TAG: { guard: 'knownTag', target: '.transaction', actions: ['authorizeByTag', 'acceptTag'] } },
+          on: { TAG: { guard: 'knownTag', target: '.transaction', actions: ['authorizeByTag', accept('authorized')] } },
           states: {
             waitForAuth: {
               meta: meta({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing' }),
@@ -316,7 +324,7 @@ export const chargeCycleMachine = setup({
               always: { guard: 'suspends', target: '.suspended' },
               on: {
                 TAG: [
-                  { guard: 'sessionTag', target: 'finished', actions: 'acceptTag' },
+                  { guard: 'sessionTag', target: 'finished', actions: accept('stopped') },
                   { guard: 'otherKnownTag', actions: { type: 'reportTag', params: ({ event }) => ({ id: event.id }) } },
                 ],
                 STOP: 'finished',
@@ -392,7 +400,7 @@ export const chargeCycleMachine = setup({
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
               always: { guard: 'notRequesting', target: 'finished' },
               after: { powerCut: 'finished' },
-              on: { TAG: { actions: 'refuseTag' } },
+              on: { TAG: { actions: refuse('stopping') } },
             },
             /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag starts a new one. */
             finished: {
@@ -411,6 +419,7 @@ export const chargeCycleMachine = setup({
         { guard: 'blocked', target: 'faulted' },
         { guard: not('disabled'), target: 'operative' },
       ],
+      on: { TAG: { actions: refuse('unavailable') } },
     },
 
     /** A CP error or a hardware fault: contactor open, PWM off, cable unlocked. Returns once every cause is gone. */
@@ -418,6 +427,7 @@ export const chargeCycleMachine = setup({
       meta: meta({ systemState: 'error', authState: 'not_authorized_for_charging', ocppState: 'faulted' }),
       entry: 'clearAuthorization',
       always: { guard: not('blocked'), target: 'operative' },
+      on: { TAG: { actions: refuse('faulted') } },
     },
   },
 });

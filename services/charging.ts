@@ -6,6 +6,7 @@ import type { ChargePoint, SystemState } from './charge-point.js';
 import type { CoreLink } from './core/link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
+import type { ControllerEvent, EventLog } from './events.js';
 import type { HmiState } from './hmi.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
@@ -17,6 +18,8 @@ export interface ChargingDeps {
   /** Wall-clock time (transaction durations). */
   now: () => number;
   logger: Logger;
+  /** The event log: tags' outcomes, transactions, faults. */
+  events: Pick<EventLog, 'record'>;
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
@@ -78,6 +81,15 @@ export function createChargingService(deps: ChargingDeps) {
 
   function persist(effect: TransactionEffect): void {
     const { record, at } = effect;
+    if (effect.event === 'start') {
+      const started: ControllerEvent = { kind: 'transaction_started', transactionId: record.id };
+      if (record.tagId !== undefined) started.tagId = record.tagId;
+      if (record.userId !== undefined) started.userId = record.userId;
+      deps.events.record(started, at);
+    } else if (effect.event === 'stop') {
+      const consumptionWh = record.meterStartWh !== null && record.meterLastWh !== null ? Math.max(0, record.meterLastWh - record.meterStartWh) : 0;
+      deps.events.record({ kind: 'transaction_stopped', transactionId: record.id, reason: effect.reason ?? 'Other', consumptionWh }, at);
+    }
     if (effect.event === 'checkpoint') {
       const waiting = waitingCheckpoints.has(record.id);
       waitingCheckpoints.set(record.id, effect);
@@ -212,6 +224,15 @@ export function createChargingService(deps: ChargingDeps) {
     },
     /** A transaction effect of the core, to persist. */
     onTransaction: persist,
+
+    /**
+     * An event the core reports (a tag's outcome, a fault), for the event log. A tag the core refused as unknown
+     * was not looked up while the local whitelist is off (FLLEnabled): that is the reason then.
+     */
+    onReported({ event, at }: Extract<FromCore, { type: 'event' }>): void {
+      if (event.kind === 'tag_refused' && event.reason === 'unknown' && !localWhitelist) deps.events.record({ ...event, reason: 'whitelist-off' }, at);
+      else deps.events.record(event, at);
+    },
 
     /** Settings changes take effect at once (the settings catalogue calls this). */
     applySettings(settings: Partial<ChargeSettings>): void {

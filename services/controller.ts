@@ -19,12 +19,14 @@ import type { Config } from './config.js';
 import { startCoreLink, type CoreEvent } from './core/link.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
 import type { InspectRecord } from './inspection.js';
+import { createEventLog, type EventLog } from './events.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createMqttService, type MqttService } from './mqtt/index.js';
+import { createNetwork, createNmcli, createSimulatedNetwork, networkCheck, networkSettingsOf } from './network.js';
 import { createNfcService, type NfcService } from './nfc.js';
 import { createBackend, type Backend, type BackendDeps } from './ocpp/backend.js';
 import { createSessions, type Sessions } from './sessions.js';
@@ -74,6 +76,10 @@ export interface Controller {
   port: number;
   /** The API as every transport calls it (request log included). */
   fetch: Fetch;
+  /** The API document (OpenAPI 3.1), as GET /openapi.json serves it. */
+  document(): Promise<Record<string, unknown>>;
+  /** Every route the API has (method and Hono path), those answering "method not supported" included. */
+  routes: ReadonlyArray<{ method: string; path: string }>;
   database: Database;
   accounts: Accounts;
   sessions: Sessions;
@@ -86,6 +92,8 @@ export interface Controller {
   charging: ChargingService;
   /** The inspection hub behind the /inspect page. */
   inspector: Inspector;
+  /** The event log for people (GET /v1/events); `events.backend(…)` is where the OCPP client reports its connection. */
+  events: EventLog;
   /** The NFC transport; `nfc.setRfidMode('rfid' | 'hybrid')` is the RFID Mode setting. */
   nfc: NfcService;
   /** The OCPP 1.6 charge point (the link to the central system). */
@@ -159,8 +167,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
-  const settings = await createSettings(database, { now, computed: () => computedValues(now) });
-  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger });
+  const events = createEventLog({ database, now, logger });
+  // The network settings go to NetworkManager on the Pi, to a simulated manager that shows them with HARDWARE=sim.
+  const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
+  void network.unavailable(); // asked once, now: a settings write checks it
+  const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
+  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger, events });
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
@@ -171,6 +183,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     now,
     logger,
     restart: options.restart,
+    events,
     ...(options.ocppFrame ? { frame: options.ocppFrame } : {}),
   });
   // A transaction a power loss left active is completed with its last checkpoint before anything else runs.
@@ -200,6 +213,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
         return;
       case 'transaction':
         return charging.onTransaction(event);
+      case 'event':
+        return charging.onReported(event);
       case 'reaction': {
         const ms = Math.round(event.seconds * 10_000) / 10;
         if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
@@ -233,7 +248,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   });
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
-  const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger });
+  const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const mqtt = createMqttService({ settings, charging, logger, caFile: config.mqttCaFile });
   const machine = controllerMachine.provide({
     actors: {
@@ -266,21 +281,25 @@ export async function startController(options: ControllerOptions): Promise<Contr
   };
   // Both actor systems, listened to only while an /inspect page watches.
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
-  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger);
+  const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger, events);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
   mqtt.attach(root.system.get('mqtt') as MqttActor);
   applySettings(settings, { charging, logLevel, nfc, mqtt });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc, mqtt }));
 
-  const simulator = readerDevices.sim && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader) : undefined;
+  // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
+  // is a real device on a PC or not.
+  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
+  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+  // Marked reboot: applied at every start (NetworkManager keeps them; nothing changes when it has them already).
+  const networkApplied = network.apply(networkSettingsOf(settings), now());
   if (simulator && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, 'HOST is not a loopback address: the simulator\'s /sim routes, which need no session, answer other machines too');
   }
@@ -290,12 +309,15 @@ export async function startController(options: ControllerOptions): Promise<Contr
     url,
     port: server.port,
     fetch,
+    document: app.document,
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     database,
     accounts,
     sessions,
     ...services,
     charging,
     inspector,
+    events,
     nfc,
     backend,
     mqtt,
@@ -314,6 +336,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
         nfc.stop();
         root.stop();
         await reader.close();
+        await networkApplied;
+        await events.settled();
         await database.close();
         mainLoop.stop();
         logger.info('stopped');

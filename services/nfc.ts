@@ -3,6 +3,7 @@ import { createNfcRequestHandler, outstandingRefusal } from '../api/nfc/mapping.
 import type { NfcTarget, RfidMode, Unsubscribe } from '../drivers/types.js';
 import type { NfcLinkActor } from '../machines/controller.js';
 import { MAX_NDEF_MESSAGE } from '../machines/type4-tag.js';
+import type { EventLog } from './events.js';
 import type { Logger } from './logger.js';
 
 /** The client address of the NFC link: sessions created over NFC are bound to it (spec 7.2 code 1005). */
@@ -14,6 +15,8 @@ export interface NfcDeps {
   /** `Reading card` while the link is established (ChargingService.setReading). */
   setReading(on: boolean): void;
   logger: Logger;
+  /** The event log: the link up and down. */
+  events?: Pick<EventLog, 'record'>;
 }
 
 /**
@@ -47,8 +50,14 @@ export function createNfcService(deps: NfcDeps) {
       logger.warn({ transport: 'nfc' }, 'NFC request refused: another one is outstanding');
       send({ type: 'REFUSED', message: outstandingRefusal(message) });
     },
-    showReading: () => deps.setReading(true),
-    hideReading: () => deps.setReading(false),
+    showReading: () => {
+      deps.setReading(true);
+      deps.events?.record({ kind: 'nfc_link_up' });
+    },
+    hideReading: () => {
+      deps.setReading(false);
+      deps.events?.record({ kind: 'nfc_link_down' });
+    },
     resumeChecking: () => target?.resumeChecking(),
   };
 

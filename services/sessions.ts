@@ -3,6 +3,7 @@ import { checkSession, MAX_FAILED_LOGINS, MAX_FAILED_LOGINS_TOTAL, recentFailure
 import type { SessionActor } from '../machines/controller.js';
 import type { Accounts } from './accounts.js';
 import type { Clock } from './controller.js';
+import type { EventLog } from './events.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -19,7 +20,13 @@ export type LoginResult = { ok: true; sessionId: string } | { ok: false; reason:
  * The face of the session actor for the transports: it draws tokens and session ids from the CSPRNG, looks up
  * accounts, sends the events and reads the outcome from the snapshot. The rules live in machines/session.ts.
  */
-export function createSessions(actor: SessionActor, accounts: Accounts, clock: Pick<Clock, 'now' | 'setTimeout'>, logger?: Logger) {
+export function createSessions(
+  actor: SessionActor,
+  accounts: Accounts,
+  clock: Pick<Clock, 'now' | 'setTimeout'>,
+  logger?: Logger,
+  events?: Pick<EventLog, 'record'>,
+) {
   const now = () => clock.now();
   /** The latest call not recorded yet, and when the scheduled event records it. */
   let unrecorded: { sessionId: string; at: number; due: number } | null = null;
@@ -50,14 +57,22 @@ export function createSessions(actor: SessionActor, accounts: Accounts, clock: P
       actor.send({ type: 'LOGIN', proof, account, address, sessionId, at });
       const { context } = actor.getSnapshot();
       const outcome = context.lastLogin ?? 'invalid';
-      if (outcome === 'success') return { ok: true, sessionId };
+      if (outcome === 'success') {
+        events?.record({ kind: 'login', username: account!.username, address });
+        return { ok: true, sessionId };
+      }
+      // Only failures that were counted are events (at most MAX_FAILED_LOGINS_TOTAL a minute), and reaching a limit:
+      // attempts refused without a check (throttled, no valid token) come as fast as a client sends them.
       if (outcome === 'invalid') {
+        events?.record({ kind: 'login_refused', address });
         const recent = recentFailures(context, address, at);
         if (recent.address === MAX_FAILED_LOGINS) {
           logger?.warn({ address }, `${MAX_FAILED_LOGINS} failed logins from ${address} within a minute: its attempts are refused until the first of them is a minute old`);
+          events?.record({ kind: 'login_throttled', address, scope: 'address' });
         }
         if (recent.total === MAX_FAILED_LOGINS_TOTAL) {
           logger?.warn({ address }, `${MAX_FAILED_LOGINS_TOTAL} failed logins from all addresses within a minute: every attempt is refused until the first of them is a minute old`);
+          events?.record({ kind: 'login_throttled', address, scope: 'all' });
         }
       }
       return { ok: false, reason: outcome };
@@ -84,7 +99,9 @@ export function createSessions(actor: SessionActor, accounts: Accounts, clock: P
     },
 
     logout(sessionId: string): void {
+      const session = actor.getSnapshot().context.session;
       actor.send({ type: 'LOGOUT', sessionId });
+      if (session?.id === sessionId && actor.getSnapshot().context.session === null) events?.record({ kind: 'logout', username: session.username });
     },
   };
 }

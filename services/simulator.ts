@@ -5,6 +5,10 @@ import type { ReaderHardware, TagTechnology } from '../drivers/types.js';
 import type { ChargingService } from './charging.js';
 import type { SimCommand } from './core/protocol.js';
 import { invalid } from './errors.js';
+import type { Network } from './network.js';
+
+/** An argument as a shell would need it written (shown to people; never run through a shell). */
+const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
 
 /**
  * The simulated world of HARDWARE=sim, from the main thread: the vehicle, meter, temperature and faults are the
@@ -25,12 +29,22 @@ export interface Simulator {
   nfcPhone(): SimulatedPhone;
   /** Bytes and APDUs the simulated PN532 has moved so far (live counters). */
   nfcStats(): WireStats;
+  /** What the simulated network manager was asked at the last start (the network settings), if anything yet. */
+  network(): { appliedAt: string; commands: string[]; error?: string } | undefined;
 }
 
-export function createSimulator(charging: ChargingService, pn532: SimulatedPn532, reader: ReaderHardware): Simulator {
+/**
+ * The simulator of HARDWARE=sim. `pn532` is the simulated chip, undefined when the reader is the real PN532 on
+ * NFC_PORT (docs/hardware.md, Real devices on a PC): then the plant's controls work, and cards and phones are real.
+ */
+export function createSimulator(charging: ChargingService, pn532: SimulatedPn532 | undefined, reader: ReaderHardware, network?: Pick<Network, 'lastApplied'>): Simulator {
   let phone: SimulatedPhone | undefined;
+  const chip = (): SimulatedPn532 => {
+    if (!pn532) throw invalid('The reader is the real PN532 on NFC_PORT: present a real card or phone to it');
+    return pn532;
+  };
   const nfcPhone = () => {
-    if (!phone || phone.gone) phone = pn532.phone();
+    if (!phone || phone.gone) phone = chip().phone();
     return phone;
   };
   return {
@@ -42,9 +56,10 @@ export function createSimulator(charging: ChargingService, pn532: SimulatedPn532
       } catch (err) {
         throw invalid((err as Error).message);
       }
-      pn532.tap(tag.uid, tag.technology);
+      chip().tap(tag.uid, tag.technology);
     },
     async phoneRequest(text) {
+      chip();
       if (reader.nfc?.mode() !== 'hybrid') throw new Error('RFID Mode is RFID only, so the reader does not look for phones: set it to RFID/NFC hybrid first');
       // A tap: the phone comes, writes the request, reads the answer and leaves.
       const tapping = nfcPhone();
@@ -55,6 +70,12 @@ export function createSimulator(charging: ChargingService, pn532: SimulatedPn532
       }
     },
     nfcPhone,
-    nfcStats: () => pn532.stats,
+    nfcStats: () => chip().stats,
+    network() {
+      const last = network?.lastApplied();
+      if (!last) return undefined;
+      const shown = { appliedAt: new Date(last.at).toISOString(), commands: last.commands.map((c) => `nmcli ${c.map(quoteArg).join(' ')}`) };
+      return last.error === undefined ? shown : { ...shown, error: last.error };
+    },
   };
 }

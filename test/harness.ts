@@ -9,6 +9,7 @@ import { loadConfig } from '../services/config.js';
 import { startController, type Controller, type InspectionObserver } from '../services/controller.js';
 import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
+import { checkerFor, type ResponseChecker } from './openapi-check.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
@@ -131,7 +132,13 @@ export async function startHarness(
     ...(opts.restart ? { restart: opts.restart } : {}),
     ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
   });
-  const http = (method: string, path: string, o?: RequestOptions) => httpRequest(controller.port, method, path, o);
+  // Every answer is checked against the API document (test/openapi-check.ts): status, content type, body.
+  let checker: Promise<ResponseChecker> | undefined;
+  const http = async (method: string, path: string, o?: RequestOptions) => {
+    const res = await httpRequest(controller.port, method, path, o);
+    (await (checker ??= controller.document().then(checkerFor))).check(method, path, res);
+    return res;
+  };
   return {
     controller,
     clock,

@@ -158,6 +158,7 @@ describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, a
       expect(start).toMatchObject({ level: 30, logLevel: 'info', msg: expect.stringContaining('from LOG_LEVEL, which wins over the LogLevel setting (info)') });
       const lines = await setLogLevel(h, 1); // warn
       expect(lines).toEqual([
+        expect.objectContaining({ level: 30, event: 'settings_changed', keys: ['LogLevel'], msg: 'Settings changed by installer-1: LogLevel' }),
         expect.objectContaining({ level: 40, logLevel: 'info', setting: 'warn', msg: expect.stringContaining('the log level stays info because LOG_LEVEL is set') }),
         expect.objectContaining({ level: 30, path: '/v1/settings', msg: 'request' }),
         expect.objectContaining({ level: 30, path: '/v1/system_state', msg: 'request' }),
@@ -172,7 +173,10 @@ describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, a
     try {
       expect(h.logs.join('')).toContain('"msg":"log level info from the LogLevel setting"');
       const lines = await setLogLevel(h, 1); // warn: the request line after it is not written
-      expect(lines).toEqual([expect.objectContaining({ level: 30, logLevel: 'warn', msg: 'log level warn from the LogLevel setting (changed)' })]);
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 30, event: 'settings_changed', keys: ['LogLevel'] }),
+        expect.objectContaining({ level: 30, logLevel: 'warn', msg: 'log level warn from the LogLevel setting (changed)' }),
+      ]);
     } finally {
       await h.stop();
     }

@@ -128,6 +128,8 @@ test('npm run accounts: set, list and remove accounts on the controller database
   const run = (args: string[], input?: string) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env, encoding: 'utf8', input });
   expect(run(['set', 'tech', '--role', 'installer', '--password', '-'], 'tech-password\n').status).toBe(0);
   const generated = run(['set', 'viewer', '--role', 'user']);
+  // It names the database it works on (on stderr: stdout stays the command's output).
+  expect(generated.stderr).toBe(`Database: ${dataDir}/controller.db\n`);
   expect(generated.stdout).toMatch(/Password \(shown only now\): \S{16}/);
   expect(run(['list']).stdout).toMatch(/^tech\tinstaller\t.*\nviewer\tuser\t/);
   expect(run(['set', 'x', '--role', 'admin']).status).toBe(2);
@@ -137,7 +139,7 @@ test('npm run accounts: set, list and remove accounts on the controller database
   expect(run(['remove', 'viewer']).status).toBe(1);
   // The same rules as /v1/accounts (services/accounts.ts): the last account of the highest role present stays.
   const last = run(['remove', 'tech']);
-  expect([last.status, last.stderr]).toEqual([2, '"tech" is the last account of role installer, the highest present; add another installer first.\n']);
+  expect([last.status, last.stderr]).toEqual([2, `Database: ${dataDir}/controller.db\n"tech" is the last account of role installer, the highest present; add another installer first.\n`]);
   expect(run(['set', 'tech', '--role', 'user', '--password', 'tech-password']).status).toBe(2);
 
   // The controller uses the same database: the account logs in.
@@ -186,6 +188,43 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
     ]);
     expect(list.json[0].maxPower).toBeGreaterThan(10_000);
     expect((await httpRequest(again.port, 'GET', '/v1/transactions/active', { session: s2 })).status).toBe(204);
+  } finally {
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+  }
+});
+
+test('npm run accounts names a database server without its credentials', () => {
+  const res = spawnSync(process.execPath, [ACCOUNTS, 'list'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'http://admin:db-secret@127.0.0.1:9/controller?authToken=token-secret' },
+    encoding: 'utf8',
+  });
+  expect(res.status).toBe(1); // nothing listens there
+  expect(res.stderr).toMatch(/^Database: http:\/\/127\.0\.0\.1:9\/controller \(DATABASE_URL\)\n/);
+  expect(res.stderr).not.toMatch(/secret|admin/);
+});
+
+test('power loss (SIGKILL): a stored event is still there after the restart', async () => {
+  const dataDir = join(root, 'events-power-loss');
+  const env = { DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-secret-1' };
+  const run = await launch(env);
+  const session = await login(run.port, 'operator-secret-1');
+  // Readers see committed writes only: once the login event is listed, it is stored.
+  let events: any[] = [];
+  for (let i = 0; i < 100 && !events.some((e) => e.kind === 'login'); i++) {
+    events = (await httpRequest(run.port, 'GET', '/v1/events', { session })).json.events;
+    if (!events.some((e) => e.kind === 'login')) await new Promise((r) => setTimeout(r, 10));
+  }
+  const stored = events.find((e) => e.kind === 'login');
+  expect(stored).toMatchObject({ kind: 'login', username: 'operator', address: '127.0.0.1' });
+  run.child.kill('SIGKILL');
+  await once(run.child, 'exit');
+
+  const again = await launch(env);
+  try {
+    const s2 = await login(again.port, 'operator-secret-1');
+    const after = (await httpRequest(again.port, 'GET', '/v1/events', { session: s2 })).json.events;
+    expect(after[0]).toEqual(stored);
   } finally {
     again.child.kill('SIGTERM');
     await once(again.child, 'exit');

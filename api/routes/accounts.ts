@@ -4,6 +4,7 @@ import { forbidden, invalid } from '../../services/errors.js';
 import type { AppContext, AppDeps, AppHandler, Router } from '../app.js';
 import { jsonBody, parseWith, readJson } from '../body.js';
 import { noContent } from '../errors.js';
+import { Account, AccountList, AccountWithPassword, OperationFailed, PasswordReset, SessionInfo } from '../responses.js';
 import { AccountBody, AccountPasswordBody, AccountRoleBody } from '../schemas.js';
 
 const view = (a: AccountSummary) => ({ username: a.username, role: a.role, createdAt: a.createdAt.toISOString() });
@@ -20,12 +21,17 @@ const withPassword = (c: AppContext, outcome: PasswordOutcome, body: Record<stri
  * `npm run accounts`). Passwords are never answered, except a generated one, once.
  */
 export function accountRoutes(router: Router, { accounts }: AppDeps): void {
+  const tag = { tag: 'Accounts' };
   router.resource('/v1/session', {
-    GET: (c) => {
-      const { username, role } = c.var.session;
-      return c.json({ username, role });
+    GET: {
+      summary: 'Who is logged in (extension)',
+      responses: { 200: { description: 'The session\'s account and role', body: SessionInfo } },
+      handle: (c) => {
+        const { username, role } = c.var.session;
+        return c.json({ username, role });
+      },
     },
-  });
+  }, tag);
 
   const admin =
     (handler: AppHandler): AppHandler =>
@@ -37,31 +43,77 @@ export function accountRoutes(router: Router, { accounts }: AppDeps): void {
     };
   const actor = (c: AppContext) => ({ username: c.var.session.username, role: c.var.session.role });
   const target = (c: AppContext) => c.req.param('username') ?? '';
+  const role = ACCOUNT_ADMIN_ROLE;
+  const failed = (description: string) => ({ description, body: OperationFailed });
+  const forbiddenDoc = (why: string) => failed(`Forbidden: ${why}`);
+  const unknown = failed('No such account');
 
   router.resource('/v1/accounts', {
-    GET: admin(async (c) => c.json({ accounts: (await accounts.list()).map(view) })),
-    POST: admin(async (c) => {
-      const { username, role, password } = parseWith(AccountBody, await jsonBody(c));
-      const outcome = await accounts.add(actor(c), username, role, password);
-      return withPassword(c, outcome, view(outcome.account), 201);
-    }),
-  });
+    GET: {
+      summary: 'The login accounts (never a password)',
+      role,
+      responses: { 200: { description: 'The accounts', body: AccountList }, 403: forbiddenDoc(`a role below ${role}`) },
+      handle: admin(async (c) => c.json({ accounts: (await accounts.list()).map(view) })),
+    },
+    POST: {
+      summary: 'Add an account; a password left out is generated and answered once',
+      role,
+      body: AccountBody,
+      responses: {
+        201: { description: 'Added (with the generated password, Cache-Control: no-store)', body: AccountWithPassword },
+        400: failed('A bad name, role or password, or a name in use'),
+        403: forbiddenDoc('a role below installer, or a role above the caller\'s'),
+      },
+      handle: admin(async (c) => {
+        const { username, role, password } = parseWith(AccountBody, await jsonBody(c));
+        const outcome = await accounts.add(actor(c), username, role, password);
+        return withPassword(c, outcome, view(outcome.account), 201);
+      }),
+    },
+  }, tag);
   router.resource('/v1/accounts/:username', {
-    PATCH: admin(async (c) => {
-      const { role } = parseWith(AccountRoleBody, await jsonBody(c));
-      return c.json(view(await accounts.setRole(actor(c), target(c), role)));
-    }),
-    DELETE: admin(async (c) => {
-      await accounts.remove(actor(c), target(c));
-      return noContent(c);
-    }),
-  });
+    PATCH: {
+      summary: 'Change an account\'s role',
+      role,
+      body: AccountRoleBody,
+      responses: {
+        200: { description: 'The account', body: Account },
+        400: failed('A bad role, or the last account of the highest role present'),
+        403: forbiddenDoc('above the caller\'s role, or the caller\'s own account'),
+        404: unknown,
+      },
+      handle: admin(async (c) => {
+        const { role } = parseWith(AccountRoleBody, await jsonBody(c));
+        return c.json(view(await accounts.setRole(actor(c), target(c), role)));
+      }),
+    },
+    DELETE: {
+      summary: 'Remove an account',
+      role,
+      responses: { 204: 'Removed', 400: failed('The last account of the highest role present'), 403: forbiddenDoc('above the caller\'s role, or its own account'), 404: unknown },
+      handle: admin(async (c) => {
+        await accounts.remove(actor(c), target(c));
+        return noContent(c);
+      }),
+    },
+  }, tag);
   router.resource('/v1/accounts/:username/password', {
-    POST: admin(async (c) => {
-      const body = await readJson(c);
-      if (!body.ok && body.problem !== 'empty') throw invalid(body.detail);
-      const { password } = parseWith(AccountPasswordBody, body.ok ? body.value : {});
-      return withPassword(c, await accounts.resetPassword(actor(c), target(c), password), { success: true });
-    }),
-  });
+    POST: {
+      summary: 'Set or generate an account\'s password',
+      role,
+      body: { schema: AccountPasswordBody, required: false, description: 'No body or {} generates one' },
+      responses: {
+        200: { description: 'Set (with the generated password, Cache-Control: no-store)', body: PasswordReset },
+        400: failed('A bad password or body'),
+        403: forbiddenDoc('above the caller\'s role'),
+        404: unknown,
+      },
+      handle: admin(async (c) => {
+        const body = await readJson(c);
+        if (!body.ok && body.problem !== 'empty') throw invalid(body.detail);
+        const { password } = parseWith(AccountPasswordBody, body.ok ? body.value : {});
+        return withPassword(c, await accounts.resetPassword(actor(c), target(c), password), { success: true });
+      }),
+    },
+  }, tag);
 }

@@ -6,8 +6,10 @@ import { clientAddress, type AppDeps, type AppHandler, type Router } from '../ap
 import { SessionError } from '../errors.js';
 import { forbidden } from '../../services/errors.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';
-import { asset, contentType, serveAsset } from '../web/assets.js';
-import { WEB_HEADERS } from '../web/routes.js';
+import * as v from 'valibot';
+import { contentType } from '../web/assets.js';
+import { fileOperation } from '../web/routes.js';
+import { NotLoggedIn, OperationFailed } from '../responses.js';
 
 /**
  * The simulator's controls the page offers with HARDWARE=sim (they call the /sim routes, as `npm run sim` does).
@@ -26,6 +28,17 @@ export const SIM_CONTROLS = [
   { label: 'phone request', method: 'POST', path: '/sim/phone', input: 'request' },
 ] as const;
 
+const InspectorCharts = v.object({
+  charts: v.array(v.object({ systemId: v.string(), id: v.string(), svg: v.string() })),
+  simulator: v.nullable(
+    v.object({
+      controls: v.array(v.object({ label: v.string(), method: v.picklist(['POST', 'DELETE']), path: v.string(), input: v.optional(v.picklist(['tag', 'fault', 'request'])) })),
+      faults: v.array(v.picklist(SIM_FAULTS)),
+    }),
+  ),
+});
+const InspectorTicket = v.object({ ticket: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/)), expiresInS: v.number() });
+
 /** Queued stream writes after which a watcher that does not read is dropped. */
 const MAX_QUEUED_WRITES = 1000;
 
@@ -37,14 +50,15 @@ const MAX_QUEUED_WRITES = 1000;
 export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspector): void {
   // The page loads nothing from elsewhere; its one inline script is the import map (the web interface's, whose
   // login-proof module it uses).
-  const file = (name: string, body: string): AppHandler => {
-    const a = asset(contentType(name)!, body);
-    return (c) => serveAsset(c, a, WEB_HEADERS);
-  };
-  router.resource('/inspect', { GET: file('page.html', PAGE_HTML) }, { public: true });
-  router.resource('/inspect/app.js', { GET: file('app.js', PAGE_JS) }, { public: true });
-  router.resource('/inspect/app.css', { GET: file('app.css', PAGE_CSS) }, { public: true });
-  router.resource('/inspect/icon.svg', { GET: file('icon.svg', PAGE_ICON) }, { public: true });
+  const files = { public: true, tag: 'Inspector' };
+  const file = (summary: string, name: string, body: string) => fileOperation(summary, contentType(name)!, () => body);
+  router.resource('/inspect', { GET: file('The inspector page', 'page.html', PAGE_HTML) }, files);
+  router.resource('/inspect/app.js', { GET: file('The inspector\'s script', 'app.js', PAGE_JS) }, files);
+  router.resource('/inspect/app.css', { GET: file('The inspector\'s style sheet', 'app.css', PAGE_CSS) }, files);
+  router.resource('/inspect/icon.svg', { GET: file('The inspector\'s icon', 'icon.svg', PAGE_ICON) }, files);
+  const tag = { tag: 'Inspector' };
+  const role = INSPECTOR_ROLE;
+  const forbiddenDoc = { description: `A role below ${INSPECTOR_ROLE}`, body: OperationFailed };
 
   /** Runs the handler for an engineer's session (installer or higher), 403 for a lower role. */
   const engineer =
@@ -65,24 +79,41 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
     ));
 
   router.resource('/inspect/charts', {
-    GET: engineer(async (c) =>
-      c.json({
-        charts: await renderCharts(),
-        simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
-      }),
-    ),
-  });
+    GET: {
+      summary: 'The state charts (SVG) and, with HARDWARE=sim, the simulator\'s controls',
+      role,
+      responses: { 200: { description: 'The charts', body: InspectorCharts }, 403: forbiddenDoc },
+      handle: engineer(async (c) =>
+        c.json({
+          charts: await renderCharts(),
+          simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
+        }),
+      ),
+    },
+  }, tag);
 
   router.resource('/inspect/ticket', {
-    POST: engineer((c) =>
-      c.json({ ticket: inspector.issueTicket(c.var.session.id, clientAddress(c)), expiresInS: TICKET_TTL_MS / 1000 }),
-    ),
-  });
+    POST: {
+      summary: 'A ticket for the event stream: valid once, for 30 s, from this client address',
+      role,
+      responses: { 200: { description: 'The ticket', body: InspectorTicket }, 403: forbiddenDoc },
+      handle: engineer((c) =>
+        c.json({ ticket: inspector.issueTicket(c.var.session.id, clientAddress(c)), expiresInS: TICKET_TTL_MS / 1000 }),
+      ),
+    },
+  }, tag);
 
   router.resource(
     '/inspect/events',
     {
-      GET: (c) => {
+      GET: {
+      summary: 'The actors\' live events (server-sent events), with a ticket instead of the session',
+      query: v.object({ ticket: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/), v.description('From POST /inspect/ticket')) }),
+      responses: {
+        200: { description: 'Events snapshot, actor, event and end', type: 'text/event-stream' },
+        401: { description: 'No valid ticket (1002, or the ticket\'s session ended)', body: NotLoggedIn },
+      },
+      handle: (c) => {
         const ticket = c.req.query('ticket');
         if (!ticket || !/^[0-9a-f]{32}$/.test(ticket)) {
           throw new SessionError(1002, 401, 'The event stream needs ?ticket= with a ticket from POST /inspect/ticket');
@@ -127,7 +158,8 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
           await finished;
         });
       },
+      },
     },
-    { public: true },
+    { public: true, tag: 'Inspector' },
   );
 }

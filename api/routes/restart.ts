@@ -3,6 +3,7 @@ import { roleAtLeast } from '../../services/accounts.js';
 import { forbidden } from '../../services/errors.js';
 import type { Router } from '../app.js';
 import { operationSucceeded } from '../errors.js';
+import { OperationFailed, OperationSucceeded } from '../responses.js';
 
 /** The lowest role that may restart the controller. */
 export const RESTART_ROLE: Role = 'operator';
@@ -14,10 +15,15 @@ export const RESTART_ROLE: Role = 'operator';
  */
 export function restartRoutes(router: Router, restart: () => void): void {
   router.resource('/v1/restart', {
-    POST: (c) => {
-      if (!roleAtLeast(c.var.session.role, RESTART_ROLE)) throw forbidden(`A restart needs a session of role ${RESTART_ROLE} or higher`);
-      setImmediate(restart);
-      return operationSucceeded(c);
+    POST: {
+      summary: 'Restart the controller (settings marked reboot take effect); every session ends',
+      role: RESTART_ROLE,
+      responses: { 200: { description: 'The restart begins once this answer is on its way', body: OperationSucceeded }, 403: { description: 'A role below operator', body: OperationFailed } },
+      handle: (c) => {
+        if (!roleAtLeast(c.var.session.role, RESTART_ROLE)) throw forbidden(`A restart needs a session of role ${RESTART_ROLE} or higher`);
+        setImmediate(restart);
+        return operationSucceeded(c);
+      },
     },
-  });
+  }, { tag: 'System' });
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import type { AppContext, AppDeps, Router } from '../app.js';
+import type { AppContext, AppDeps, Operation, Router } from '../app.js';
+import { Dashboard, OperationFailed, Settings, SettingsRefused, SettingsSetResult, SettingValues } from '../responses.js';
 import { jsonBody, parseWith, readJson } from '../body.js';
 import { charCount, invalid } from '../../services/errors.js';
 
@@ -43,33 +44,67 @@ async function requestedKeys(c: AppContext): Promise<string[] | undefined> {
   return params;
 }
 
+const failed = (description: string) => ({ description, body: OperationFailed });
+const KeysQuery = v.object({
+  params: v.optional(v.pipe(v.string(), v.maxLength(PARAMS_QUERY_LIMIT), v.description('Comma-separated keys (recommended); without it, the deprecated body or all settings'))),
+});
+
 /** Spec 4.2 and 4.8. */
 export function settingsRoutes(router: Router, { settings, dashboard }: AppDeps): void {
-  const set = async (c: AppContext) => {
-    const { params } = parseWith(SetBody, await jsonBody(c));
-    const { role } = c.get('session');
-    return c.json(await settings.set(role, params));
-  };
+  const set = (summary: string): Operation => ({
+    summary,
+    description: 'Every pair is checked before anything is written: form, permission, existence, value. If any fails, nothing is written.',
+    body: SetBody,
+    responses: {
+      200: { description: 'Written (spec 2.8)', body: SettingsSetResult },
+      400: { description: 'Refused: the cause names each failing key; each refused pair carries its own cause (extension)', body: v.union([SettingsRefused, OperationFailed]) },
+    },
+    handle: async (c) => {
+      const { params } = parseWith(SetBody, await jsonBody(c));
+      const { role, username } = c.get('session');
+      return c.json(await settings.set({ role, username }, params));
+    },
+  });
+  const tag = { tag: 'Settings' };
   router.resource('/v1/settings', {
-    GET: async (c) => {
-      const { role, username } = c.get('session');
-      const keys = await requestedKeys(c);
-      return c.json(keys === undefined ? settings.all(role, username) : settings.some(role, keys));
+    GET: {
+      summary: 'All settings the role sees, or the values of some',
+      query: KeysQuery,
+      body: { schema: KeysBody, required: false, description: 'Deprecated: the keys, when the query has no params' },
+      responses: {
+        200: { description: 'All settings (spec 2.7), or {params: [{key: value}]} for the keys asked', body: v.union([Settings, SettingValues]) },
+        400: failed('A malformed query or body, or too long'),
+        404: failed('A key that does not exist or that the role does not see'),
+      },
+      handle: async (c) => {
+        const { role, username } = c.get('session');
+        const keys = await requestedKeys(c);
+        return c.json(keys === undefined ? settings.all(role, username) : settings.some(role, keys));
+      },
     },
-    POST: set,
-    PATCH: set,
-  });
+    POST: set('Change settings'),
+    PATCH: set('Change settings (the same as POST)'),
+  }, tag);
   router.resource('/v1/app_settings', {
-    GET: (c) => {
-      const { role, username } = c.get('session');
-      return c.json(settings.all(role, username, true));
+    GET: {
+      summary: 'The settings designated for the app',
+      responses: { 200: { description: 'Settings (spec 2.7) limited to the app fields', body: Settings } },
+      handle: (c) => {
+        const { role, username } = c.get('session');
+        return c.json(settings.all(role, username, true));
+      },
     },
-  });
+  }, tag);
   router.resource('/v1/app_dashboard', {
-    GET: (c) => {
-      const { descriptions } = parseWith(DashboardQuery, { descriptions: c.req.query('descriptions') }, 'The query');
-      const { role, username } = c.get('session');
-      return c.json(dashboard(role, username, descriptions === '1'));
+    GET: {
+      summary: 'The app dashboard',
+      query: DashboardQuery,
+      responses: { 200: { description: 'Dashboard (spec 2.15)', body: Dashboard }, 400: failed('descriptions is not 0 or 1') },
+      handle: (c) => {
+        const { descriptions } = parseWith(DashboardQuery, { descriptions: c.req.query('descriptions') }, 'The query');
+        const { role, username } = c.get('session');
+        return c.json(dashboard(role, username, descriptions === '1'));
+      },
     },
-  });
+  }, tag);
 }

@@ -1,11 +1,11 @@
-import type { Hono } from 'hono';
 import * as v from 'valibot';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/index.js';
 import type { ChargingService } from '../../services/charging.js';
 import type { SimCommand } from '../../services/core/protocol.js';
 import { invalid } from '../../services/errors.js';
 import type { Simulator } from '../../services/simulator.js';
-import type { AppContext, AppEnv } from '../app.js';
+import type { AppContext, AppHandler, Operation, Router } from '../app.js';
+import { OperationFailed, SimView } from '../responses.js';
 import { jsonBody, parseWith } from '../body.js';
 
 const TagBody = v.strictObject({ id: v.string(), technology: v.optional(v.picklist(['RFID', 'NFC'])) });
@@ -30,7 +30,7 @@ const LoadLimitBody = v.strictObject({
 });
 
 /** What the simulator shows of the charge point: its states and metering, never who charges (no tag, no user). */
-export function simView(plant: SimState, charging: ChargingService) {
+export function simView(plant: SimState, charging: ChargingService, simulator?: Simulator) {
   const { transaction, ...chargePoint } = charging.chargePoint.state();
   const shown: Record<string, unknown> = { ...chargePoint };
   if (transaction) {
@@ -43,6 +43,7 @@ export function simView(plant: SimState, charging: ChargingService) {
     hmi: charging.hmi(),
     loadLimitA: charging.coreState()?.chargeCycle.context.loadLimitA ?? null,
     pairing: charging.pairingOn(),
+    ...(simulator?.network() ? { network: simulator.network() } : {}),
   };
 }
 
@@ -52,54 +53,125 @@ export function simView(plant: SimState, charging: ChargingService) {
  * session is needed, as nobody needs one to plug in a car; the controller listens on loopback by default in
  * simulation, and the view holds no personal data. Every answer is the simulator's view (GET /sim).
  */
-export function simRoutes(app: Hono<AppEnv>, simulator: Simulator, charging: ChargingService): void {
+export function simRoutes(router: Router, simulator: Simulator, charging: ChargingService): void {
   /** Runs a plant control in the core and answers the view. */
-  const control = async (c: AppContext, command: SimCommand) => c.json(simView(await simulator.control(command), charging));
+  const control = async (c: AppContext, command: SimCommand) => c.json(simView(await simulator.control(command), charging, simulator));
+  const sim = { public: true, tag: 'Simulator' };
+  const view = { 200: { description: 'The simulator\'s view', body: SimView } };
+  const refused = { ...view, 400: { description: 'A control that makes no sense now, or a malformed body (the cause says why)', body: OperationFailed } };
+  const op = (summary: string, handle: AppHandler, body?: v.GenericSchema): Operation => ({ summary, ...(body ? { body } : {}), responses: refused, handle });
 
-  app.get('/sim', (c) => control(c, { op: 'state' }));
-  for (const op of ['plug', 'unplug', 'charge', 'pause'] as const) app.post(`/sim/${op}`, (c) => control(c, { op }));
+  router.resource('/sim', { GET: { summary: 'The simulated plant and what the charge point shows', responses: view, handle: (c) => control(c, { op: 'state' }) } }, sim);
+  const plantControls = {
+    plug: 'The vehicle is connected (CP B)',
+    unplug: 'The vehicle is disconnected (CP A)',
+    charge: 'The EV asks for energy (CP C, or D with ventilation)',
+    pause: 'The EV stops asking (CP B)',
+  } as const;
+  for (const [name, summary] of Object.entries(plantControls) as [keyof typeof plantControls, string][]) {
+    router.resource(`/sim/${name}`, { POST: op(summary, (c) => control(c, { op: name })) }, sim);
+  }
   const presentTag = async (c: AppContext) => {
     const body = parseWith(TagBody, await jsonBody(c));
     simulator.presentTag(body.id, body.technology);
     return control(c, { op: 'state' });
   };
-  app.post('/sim/tag', presentTag);
+  router.resource('/sim/tag', { POST: op('A tag is presented to the reader (4, 7 or 10-byte UID in hex)', presentTag, TagBody) }, sim);
   // "tap card": the same as presenting a tag (a card enters the reader's field, is read once and leaves).
-  app.post('/sim/tap', presentTag);
+  router.resource('/sim/tap', { POST: op('Tap card: the same as /sim/tag', presentTag, TagBody) }, sim);
   // A simulated phone sends one API request over NFC (needs RFID Mode RFID/NFC hybrid) and shows the answer record.
-  app.post('/sim/phone', async (c) => {
-    const { request } = parseWith(PhoneBody, await jsonBody(c));
-    let answer: string;
-    try {
-      answer = await simulator.phoneRequest(request);
-    } catch (err) {
-      throw invalid(err instanceof Error ? err.message : String(err));
-    }
-    return c.json({ ...simView(await simulator.control({ op: 'state' }), charging), nfc: { request, answer } });
-  });
-  app.post('/sim/fault', async (c) => {
-    const { fault } = parseWith(FaultBody, await jsonBody(c));
-    return control(c, { op: 'fault', fault, active: true });
-  });
-  app.delete('/sim/fault/:fault', (c) => {
-    const { fault } = parseWith(FaultBody, { fault: c.req.param('fault') }, 'The path');
-    return control(c, { op: 'fault', fault, active: false });
-  });
-  app.post('/sim/temperature', async (c) => {
-    const { celsius } = parseWith(TemperatureBody, await jsonBody(c));
-    return control(c, { op: 'temperature', celsius });
-  });
-  app.post('/sim/ev', async (c) => {
-    const body = parseWith(EvBody, await jsonBody(c));
-    const command: SimCommand = { op: 'ev' };
-    if (body.maxCurrentA !== undefined) command.maxCurrentA = body.maxCurrentA;
-    if (body.ventilation !== undefined) command.ventilation = body.ventilation;
-    if (body.alternateMs !== undefined) command.alternateMs = body.alternateMs;
-    return control(c, command);
-  });
-  app.post('/sim/load-limit', async (c) => {
-    const { amps } = parseWith(LoadLimitBody, await jsonBody(c));
-    charging.setLoadLimit(amps);
-    return control(c, { op: 'state' });
-  });
+  router.resource(
+    '/sim/phone',
+    {
+      POST: op(
+        'A simulated phone sends one request text over NFC (RFID Mode RFID/NFC hybrid); the answer is in nfc',
+        async (c) => {
+          const { request } = parseWith(PhoneBody, await jsonBody(c));
+          let answer: string;
+          try {
+            answer = await simulator.phoneRequest(request);
+          } catch (err) {
+            throw invalid(err instanceof Error ? err.message : String(err));
+          }
+          return c.json({ ...simView(await simulator.control({ op: 'state' }), charging, simulator), nfc: { request, answer } });
+        },
+        PhoneBody,
+      ),
+    },
+    sim,
+  );
+  router.resource(
+    '/sim/fault',
+    {
+      POST: op(
+        'Inject a fault',
+        async (c) => {
+          const { fault } = parseWith(FaultBody, await jsonBody(c));
+          return control(c, { op: 'fault', fault, active: true });
+        },
+        FaultBody,
+      ),
+    },
+    sim,
+  );
+  router.resource(
+    '/sim/fault/:fault',
+    {
+      DELETE: {
+        ...op('Clear a fault', (c) => {
+          const { fault } = parseWith(FaultBody, { fault: c.req.param('fault') }, 'The path');
+          return control(c, { op: 'fault', fault, active: false });
+        }),
+        params: { fault: FaultBody.entries.fault },
+      },
+    },
+    sim,
+  );
+  router.resource(
+    '/sim/temperature',
+    {
+      POST: op(
+        'What the temperature sensor reads',
+        async (c) => {
+          const { celsius } = parseWith(TemperatureBody, await jsonBody(c));
+          return control(c, { op: 'temperature', celsius });
+        },
+        TemperatureBody,
+      ),
+    },
+    sim,
+  );
+  router.resource(
+    '/sim/ev',
+    {
+      POST: op(
+        'The EV: its current limit, ventilation, switching between C and B on its own',
+        async (c) => {
+          const body = parseWith(EvBody, await jsonBody(c));
+          const command: SimCommand = { op: 'ev' };
+          if (body.maxCurrentA !== undefined) command.maxCurrentA = body.maxCurrentA;
+          if (body.ventilation !== undefined) command.ventilation = body.ventilation;
+          if (body.alternateMs !== undefined) command.alternateMs = body.alternateMs;
+          return control(c, command);
+        },
+        EvBody,
+      ),
+    },
+    sim,
+  );
+  router.resource(
+    '/sim/load-limit',
+    {
+      POST: op(
+        'The load-management current limit (null: none)',
+        async (c) => {
+          const { amps } = parseWith(LoadLimitBody, await jsonBody(c));
+          charging.setLoadLimit(amps);
+          return control(c, { op: 'state' });
+        },
+        LoadLimitBody,
+      ),
+    },
+    sim,
+  );
 }

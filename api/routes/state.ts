@@ -1,6 +1,7 @@
 import type { AppDeps, Router } from '../app.js';
 import type { SystemState } from '../../services/charge-point.js';
 import { messageIn } from '../../services/messages.js';
+import { Messages, SystemState as SystemStateBody } from '../responses.js';
 
 const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;
 
@@ -8,13 +9,23 @@ const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;
 export function stateRoutes(router: Router, { charging, settings }: AppDeps): void {
   // The state object stays the same until something in it changes, and so does its JSON text.
   let shown: { state: SystemState; json: string } | undefined;
+  const tag = { tag: 'State' };
   router.resource('/v1/system_state', {
-    GET: (c) => {
-      const state = charging.chargePoint.state();
-      if (shown?.state !== state) shown = { state, json: JSON.stringify(state) };
-      return c.body(shown.json, 200, JSON_CONTENT);
+    GET: {
+      summary: 'The state of the charge point, with the running transaction',
+      responses: { 200: { description: 'SystemState (spec 2.13)', body: SystemStateBody } },
+      handle: (c) => {
+        const state = charging.chargePoint.state();
+        if (shown?.state !== state) shown = { state, json: JSON.stringify(state) };
+        return c.body(shown.json, 200, JSON_CONTENT);
+      },
     },
-  });
-  // In the language the Language setting selects (services/i18n.ts).
-  router.resource('/v1/messages', { GET: (c) => c.json({ messages: charging.chargePoint.messages().map((m) => messageIn(settings.language(), m)) }) });
+  }, tag);
+  router.resource('/v1/messages', {
+    GET: {
+      summary: 'Current errors and warnings, in the language of the Language setting',
+      responses: { 200: { description: 'The messages (spec 2.14)', body: Messages } },
+      handle: (c) => c.json({ messages: charging.chargePoint.messages().map((m) => messageIn(settings.language(), m)) }),
+    },
+  }, tag);
 }

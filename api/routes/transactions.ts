@@ -2,14 +2,19 @@ import * as v from 'valibot';
 import type { AppContext, AppDeps, Router } from '../app.js';
 import { parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
+import { CompletedTransactions, CompletedTransactionsSummary, OperationFailed, OperationSucceeded } from '../responses.js';
 import { UtcDateTime } from '../schemas.js';
 import { invalid } from '../../services/errors.js';
 import type { TimeRange } from '../../services/transactions.js';
 
-const RangeQuery = v.object({ from: v.optional(UtcDateTime), to: v.optional(UtcDateTime) });
+/** `from`/`to`: UTC date-times with milliseconds, both inclusive. */
+export const RangeQuery = v.object({
+  from: v.optional(v.pipe(UtcDateTime, v.description('From this UTC date-time (YYYY-MM-DDThh:mm:ss.sssZ), inclusive'))),
+  to: v.optional(v.pipe(UtcDateTime, v.description('Up to this UTC date-time, inclusive'))),
+});
 
-/** `from`/`to` (UTC date-time with milliseconds, inclusive, on the start time); 400 when malformed or reversed. */
-function rangeOf(c: AppContext): TimeRange {
+/** `from`/`to` (UTC date-time with milliseconds, inclusive); 400 when malformed or reversed. */
+export function rangeOf(c: AppContext): TimeRange {
   const { from, to } = parseWith(RangeQuery, { from: c.req.query('from'), to: c.req.query('to') }, 'The query');
   if (from !== undefined && to !== undefined && from > to) throw invalid('The query is invalid: from is later than to');
   const range: TimeRange = {};
@@ -50,19 +55,37 @@ function streamJsonArray(pages: AsyncGenerator<string[]>, onError: (err: unknown
   );
 }
 
+const failed = (description: string) => ({ description, body: OperationFailed });
+
 /** Spec 4.3. */
 export function transactionRoutes(router: Router, { transactions, charging, logger }: AppDeps): void {
+  const tag = { tag: 'Transactions' };
   router.resource('/v1/transactions', {
-    GET: (c) => {
-      const pages = transactions.pagesCompleted(rangeOf(c));
-      const body = streamJsonArray(pages, (err) => logger.error({ err }, 'listing the transactions failed'));
-      return c.body(body, 200, { 'Content-Type': 'application/json' });
+    GET: {
+      summary: 'Completed transactions, oldest first',
+      description: 'from and to (inclusive) select by the start time.',
+      query: RangeQuery,
+      responses: { 200: { description: 'The transactions (CompletedTransactionDetails, spec 2.9)', body: CompletedTransactions }, 400: failed('A malformed date, or from later than to') },
+      handle: (c) => {
+        const pages = transactions.pagesCompleted(rangeOf(c));
+        const body = streamJsonArray(pages, (err) => logger.error({ err }, 'listing the transactions failed'));
+        return c.body(body, 200, { 'Content-Type': 'application/json' });
+      },
     },
-  });
+  }, tag);
   router.resource('/v1/transactions/summary', {
-    GET: async (c) => c.json(await transactions.summary(rangeOf(c))),
-  });
+    GET: {
+      summary: 'Count, duration and energy of completed transactions',
+      query: RangeQuery,
+      responses: { 200: { description: 'The summary (spec 2.10)', body: CompletedTransactionsSummary }, 400: failed('A malformed date, or from later than to') },
+      handle: async (c) => c.json(await transactions.summary(rangeOf(c))),
+    },
+  }, tag);
   router.resource('/v1/transactions/active', {
-    GET: (c) => (charging.chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
-  });
+    GET: {
+      summary: 'Whether a transaction is running',
+      responses: { 200: { description: 'A transaction runs', body: OperationSucceeded }, 204: 'None runs' },
+      handle: (c) => (charging.chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
+    },
+  }, tag);
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AppHandler, Router } from '../app.js';
+import type { AppHandler, Operation, Router } from '../app.js';
 import { asset, contentType, pageHeaders, serveAsset, type Asset } from './assets.js';
 import { PAGE_HTML } from './page.js';
 import { IMPORT_MAP_HASH, packageFile, VENDOR_FILES } from './vendor.js';
@@ -25,10 +25,19 @@ function filesIn(root: string, dir = root): string[] {
 /** The headers of the page and of every file it loads (its import map is the one inline script allowed). */
 export const WEB_HEADERS = pageHeaders([IMPORT_MAP_HASH]);
 
-/** A GET handler for a file read on first use and kept (the files are small and do not change while running). */
-function fileHandler(type: string, read: () => string | Buffer): AppHandler {
+/** A GET handler for a file read on first use and kept (the files do not change while running). */
+export function fileHandler(type: string, read: () => string | Buffer, headers: Record<string, string> = WEB_HEADERS): AppHandler {
   let cached: Asset | undefined;
-  return (c) => serveAsset(c, (cached ??= asset(type, read())), WEB_HEADERS);
+  return (c) => serveAsset(c, (cached ??= asset(type, read())), headers);
+}
+
+/** GET of a file as an operation of the API document (200 with its media type, 304 when the browser has it). */
+export function fileOperation(summary: string, type: string, read: () => string | Buffer, headers: Record<string, string> = WEB_HEADERS): Operation {
+  return {
+    summary,
+    responses: { 200: { description: 'The file (gzip-compressed when the browser accepts it)', type: type.split(';')[0]! }, 304: 'Not modified: the ETag matches' },
+    handle: fileHandler(type, read, headers),
+  };
 }
 
 /**
@@ -36,14 +45,15 @@ function fileHandler(type: string, read: () => string | Buffer): AppHandler {
  * `/web/vendor/`. They hold no data and need no session; the page logs in through /v1/login like every client.
  */
 export function webRoutes(router: Router): void {
-  router.resource('/', { GET: fileHandler('text/html; charset=utf-8', () => PAGE_HTML) }, { public: true });
+  const files = { public: true, tag: 'Web interface' };
+  router.resource('/', { GET: fileOperation('The web interface (a page that loads its application)', 'text/html; charset=utf-8', () => PAGE_HTML) }, files);
   const folder = clientFolder();
   for (const name of filesIn(folder)) {
     const type = contentType(name);
-    if (type) router.resource(`/web/${name}`, { GET: fileHandler(type, () => readFileSync(join(folder, name))) }, { public: true });
+    if (type) router.resource(`/web/${name}`, { GET: fileOperation(`Web interface file ${name}`, type, () => readFileSync(join(folder, name))) }, files);
   }
   for (const v of VENDOR_FILES) {
     const path = packageFile(v.pkg, v.file);
-    router.resource(v.path, { GET: fileHandler(contentType(v.path)!, () => readFileSync(path)) }, { public: true });
+    router.resource(v.path, { GET: fileOperation(`Library file (${v.pkg})`, contentType(v.path)!, () => readFileSync(path)) }, files);
   }
 }

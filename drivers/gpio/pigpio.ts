@@ -39,6 +39,7 @@ export interface Pigpio {
   initialize?(): void;
   terminate?(): void;
   configureInterfaces?(interfaceMask: number): void;
+  DISABLE_FIFO_IF?: number;
   DISABLE_SOCK_IF?: number;
 }
 
@@ -52,9 +53,19 @@ export function checkPin(pin: number, what: string): void {
 }
 
 /**
- * Loads and initialises pigpio: disables its socket interface first (no TCP port 8888 opened), then initialises the
- * C library. Call it before installing signal handlers (pigpio replaces earlier ones). Needs root on a Raspberry Pi
- * (not the Pi 5) with the pigpio C library.
+ * Initialises pigpio with its command interfaces off: the socket (TCP port 8888) and the FIFOs (/dev/pigpio,
+ * writable by every local user, through which anyone on the machine could switch the contactor). The controller
+ * drives GPIO only through its own process.
+ */
+export function initializePigpio(pigpio: Pigpio): void {
+  pigpio.configureInterfaces?.((pigpio.DISABLE_FIFO_IF ?? 1) | (pigpio.DISABLE_SOCK_IF ?? 2));
+  pigpio.initialize?.();
+}
+
+/**
+ * Loads and initialises pigpio (initializePigpio). Call it before installing signal handlers (pigpio replaces
+ * earlier ones). Needs /dev/mem on a Raspberry Pi (not the Pi 5) with the pigpio C library: root, or the
+ * capabilities the systemd unit grants (docs/raspberry-pi.md).
  */
 export async function loadPigpio(): Promise<Pigpio> {
   const specifier = 'pigpio'; // a variable: the optional package need not be installed to type-check or build
@@ -66,8 +77,7 @@ export async function loadPigpio(): Promise<Pigpio> {
     throw new Error(`HARDWARE=rpi needs the optional package pigpio (npm install pigpio on the Raspberry Pi): ${(err as Error).message}`, { cause: err });
   }
   try {
-    pigpio.configureInterfaces?.(pigpio.DISABLE_SOCK_IF ?? 2);
-    pigpio.initialize?.();
+    initializePigpio(pigpio);
   } catch (err) {
     throw new Error(`pigpio could not be initialised (HARDWARE=rpi runs as root on a Raspberry Pi with the pigpio C library): ${(err as Error).message}`, { cause: err });
   }

@@ -10,12 +10,16 @@ import {
   type ChargeCycleSnapshot,
   type PilotLevel,
   type StopReason,
+  type ChargeEvent,
+  type TagAcceptance,
+  type TagRefusal,
 } from '../../machines/charge-cycle.js';
 import type { ChargeCycleActor } from '../../machines/core.js';
 import type { Clock } from '../clock.js';
 import { HMI_PATTERNS, hmiState } from '../hmi.js';
+import type { Message } from '../charge-point.js';
 import { MESSAGES, type MessageCause } from '../messages.js';
-import type { CoreState, Reaction, TransactionRecord } from './protocol.js';
+import type { CoreState, Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
 import { createSafetyMonitor } from './safety.js';
 
 /** A CP level must stay this long before the charge cycle acts on it (real cars glitch B→A→B). */
@@ -51,6 +55,8 @@ export interface ChargePointDeps {
   transaction(event: 'start' | 'checkpoint' | 'stop', record: TransactionRecord, at: number, reason?: StopReason | 'Reboot'): void;
   /** A safety reaction measured at the outputs (ms). */
   reaction(reaction: Reaction, ms: number): void;
+  /** An event for people (a tag's outcome), posted to the main thread's event log. */
+  report(event: ReportedEvent): void;
   /** Something the state shows changed. */
   changed(): void;
 }
@@ -140,7 +146,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     if (isActive) reportedFaults.add(fault);
     else reportedFaults.delete(fault);
     if (isActive) safety.fault(clock.now());
-    log[isActive ? 'warn' : 'info']({ fault }, isActive ? 'fault' : 'fault cleared');
+    // Reported (and logged) as the messages it raises and clears: see messageEvents.
     cycle().send({ type: 'FAULT', fault, active: isActive });
   }
 
@@ -269,7 +275,6 @@ export function createChargePoint(deps: ChargePointDeps) {
       active = tx;
       checkpointedAt = clock.now();
       deps.changed();
-      log.info({ transactionId: tx.id, freeCharging: auth.tagId === undefined }, 'transaction started');
       // The start register is a reading taken now, never an older one (energy before the start is not the
       // transaction's); while the meter does not answer, its first answer is.
       enqueue('transaction start', async () => {
@@ -278,9 +283,16 @@ export function createChargePoint(deps: ChargePointDeps) {
       });
     },
     stopTransaction: (_: unknown, { reason }: { reason: StopReason }) => finish(reason),
-    acceptTag: () => hardware.buzzer.beep(1, 150),
-    refuseTag: () => hardware.buzzer.beep(1, 800),
-    reportTag: () => log.info({}, 'a known tag other than the session tag was presented during a transaction; ignored'),
+    acceptTag: ({ event }: { event: ChargeEvent }, { outcome }: { outcome: TagAcceptance }) => {
+      hardware.buzzer.beep(1, 150);
+      if (event.type !== 'TAG') return;
+      deps.report(event.userId !== undefined ? { kind: 'tag_accepted', tagId: event.id, userId: event.userId, outcome } : { kind: 'tag_accepted', tagId: event.id, outcome });
+    },
+    refuseTag: ({ event }: { event: ChargeEvent }, { reason }: { reason: TagRefusal }) => {
+      hardware.buzzer.beep(1, 800);
+      if (event.type === 'TAG') deps.report({ kind: 'tag_refused', tagId: event.id, reason });
+    },
+    reportTag: (_: unknown, { id }: { id: string }) => deps.report({ kind: 'tag_ignored', tagId: id }),
   };
 
   function finish(reason: StopReason | 'Reboot'): void {
@@ -289,7 +301,6 @@ export function createChargePoint(deps: ChargePointDeps) {
     active = null;
     deps.changed();
     const endedAt = now();
-    log.info({ transactionId: tx.id, reason }, 'transaction stopped');
     enqueue('transaction stop', async () => {
       await readMeter(tx);
       deps.transaction('stop', snapshotOf(tx), endedAt, reason);
@@ -425,3 +436,20 @@ export function createChargePoint(deps: ChargePointDeps) {
 }
 
 export type ChargePoint = ReturnType<typeof createChargePoint>;
+
+/**
+ * The messages (faults and warnings) raised and cleared between one state sent and the next, as events: compares
+ * each state's messages with the previous one's by error code. A message raised and cleared between two states (one
+ * turn of the event loop) was never shown and is not reported.
+ */
+export function createMessageWatch() {
+  let shown = new Map<string, Message>();
+  return (messages: readonly Message[]): ReportedEvent[] => {
+    const now = new Map(messages.map((m) => [m.errorCode, m]));
+    const changes: ReportedEvent[] = [];
+    for (const [code, m] of now) if (!shown.has(code)) changes.push({ kind: 'fault_raised', code, severity: m.severity });
+    for (const [code, m] of shown) if (!now.has(code)) changes.push({ kind: 'fault_cleared', code, severity: m.severity });
+    shown = now;
+    return changes;
+  };
+}

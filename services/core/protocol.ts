@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
-import { BLOCKING_FAULTS, COMMANDED_STOP_REASONS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
+import { BLOCKING_FAULTS, COMMANDED_STOP_REASONS, TAG_ACCEPTANCES, TAG_REFUSALS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
 import { HMI_STATES } from '../hmi.js';
 import type { InspectRecord } from '../inspection.js';
@@ -169,6 +169,18 @@ const InspectRecordSchema = v.variant('kind', [
 const LoopDelaySchema = v.strictObject({ p50: finite, p99: finite, max: finite });
 export type LoopDelay = v.InferOutput<typeof LoopDelaySchema>;
 
+/**
+ * What the core decided that people should know, for the event log (services/events.ts, the same fields): a tag's
+ * outcome and why, and messages (faults and warnings) raised and cleared.
+ */
+const ReportedEventSchema = v.variant('kind', [
+  v.strictObject({ kind: v.literal('tag_accepted'), tagId, userId: v.optional(tagId), outcome: v.picklist(TAG_ACCEPTANCES) }),
+  v.strictObject({ kind: v.literal('tag_refused'), tagId, reason: v.picklist(TAG_REFUSALS) }),
+  v.strictObject({ kind: v.literal('tag_ignored'), tagId }),
+  v.strictObject({ kind: v.picklist(['fault_raised', 'fault_cleared']), code: text(64), severity: v.picklist(['ERROR', 'WARNING']) }),
+]);
+export type ReportedEvent = v.InferOutput<typeof ReportedEventSchema>;
+
 /** Core → main thread. */
 export const FromCoreSchema = v.variant('type', [
   /** The hardware could be loaded (HARDWARE=rpi: pigpio initialised); the core waits for `start`. */
@@ -189,6 +201,8 @@ export const FromCoreSchema = v.variant('type', [
   }),
   v.strictObject({ type: v.literal('log'), level: v.picklist(['debug', 'info', 'warn', 'error']), msg: text(1000), fields: v.record(v.string(), v.unknown()) }),
   v.strictObject({ type: v.literal('reaction'), reaction: v.picklist(REACTIONS), seconds: v.pipe(finite, v.minValue(0)) }),
+  /** An event for people, when it happened (posted, never awaited). */
+  v.strictObject({ type: v.literal('event'), at: time, event: ReportedEventSchema }),
   v.strictObject({ type: v.literal('inspection'), records: v.array(InspectRecordSchema) }),
   v.strictObject({ type: v.literal('reply'), id: v.number(), ok: v.boolean(), error: v.optional(text(1000)), plant: v.optional(v.unknown()) }),
 ]);

@@ -9,7 +9,8 @@ import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
 import { realClock, type Clock } from '../clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
 import { createLoopDelayMonitor } from '../loop-delay.js';
-import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
+import { startWatchdog } from '../systemd.js';
 import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,
@@ -96,8 +97,11 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     process.kill(process.pid, 'SIGKILL');
   };
 
+  let watchdog: { stop(): void } | undefined;
   const startLiveness = () => {
     if (!init.watchMain || livenessTimer) return;
+    // systemd's watchdog (the service unit): fed from this thread, so a core that stops is restarted.
+    watchdog = startWatchdog({ onError: (error) => log.warn({ error }, 'the systemd watchdog could not be notified') });
     main.reset();
     livenessTimer = setInterval(() => {
       const silent = main.silence();
@@ -153,6 +157,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     const plant = local.withoutPlant ? undefined : devices.plant;
     return startRunning({ hardware, plant, clock, now, log, post, start: s, ...(local.inspect ? { inspect: local.inspect } : {}), stopped: () => {
       if (livenessTimer) clearInterval(livenessTimer);
+      watchdog?.stop();
       loop?.stop();
       port.close?.();
     } });
@@ -198,11 +203,14 @@ function startRunning(o: {
   let flushScheduled = false;
   let stopping: Promise<void> | undefined;
 
+  const messageEvents = createMessageWatch();
   const flush = () => {
     flushScheduled = false;
     if (!dirty || stopping) return;
     dirty = false;
-    post({ type: 'state', state: chargePoint.state() });
+    const state = chargePoint.state();
+    for (const event of messageEvents(state.messages)) post({ type: 'event', at: now(), event });
+    post({ type: 'state', state });
   };
   const chargePoint = createChargePoint({
     hardware,
@@ -212,6 +220,7 @@ function startRunning(o: {
     pilotDebounceMs: o.start.pilotDebounceMs,
     transaction: (event, record, at, reason) => post({ type: 'transaction', event, record, at, ...(reason ? { reason } : {}) }),
     reaction: (reaction, ms) => post({ type: 'reaction', reaction, seconds: ms / 1000 }),
+    report: (event) => post({ type: 'event', at: now(), event }),
     changed: () => {
       dirty = true;
       if (flushScheduled) return;

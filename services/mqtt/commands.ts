@@ -62,7 +62,7 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     return { command, success: true, value: checked.value };
   }
   try {
-    await deps.settings.set(CONTROL_ROLE, [{ key: command, value }]);
+    await deps.settings.set({ role: CONTROL_ROLE, username: 'mqtt' }, [{ key: command, value }]);
   } catch (err) {
     if (!(err instanceof OperationError)) throw err;
     const pair = (err.details?.params as Array<{ cause?: string }> | undefined)?.[0];

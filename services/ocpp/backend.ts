@@ -6,11 +6,12 @@ import type { CommandedStopReason } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import type { Clock } from '../clock.js';
 import type { CoreState } from '../core/protocol.js';
+import type { EventLog } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
 import type { Transactions } from '../transactions.js';
 import { createAuthorizationStore, type IdTagInfo } from './authorization.js';
-import { createConfiguration } from './configuration.js';
+import { CENTRAL_SYSTEM, createConfiguration } from './configuration.js';
 import { meterValueOf, type MeterValue, type SampleContext } from './meter-values.js';
 import { createOutbox, type QueuedMessage } from './outbox.js';
 import {
@@ -48,6 +49,8 @@ export interface BackendDeps {
   restart?: (() => void) | undefined;
   /** Every frame both ways (tests). */
   frame?: TransportOptions['frame'];
+  /** The event log: backend connection changes. */
+  events?: Pick<EventLog, 'backend'>;
 }
 
 /**
@@ -115,14 +118,17 @@ export async function createBackend(deps: BackendDeps) {
   const transport = createTransport(transportOptions(), (action, payload) => handleCall(action, payload), {
     opened: () => {
       logger.info({ url: String(settings.get('OcppUrl')) }, 'OCPP: connected to the central system');
+      deps.events?.backend('connected', { url: String(settings.get('OcppUrl')) });
       link?.send({ type: 'SOCKET.OPENED' });
     },
     failed: (reason) => {
       logger.warn({ reason, url: String(settings.get('OcppUrl')) }, 'OCPP: could not connect to the central system');
+      deps.events?.backend('disconnected', { url: String(settings.get('OcppUrl')), reason: String(reason) });
       link?.send({ type: 'SOCKET.FAILED' });
     },
     closed: (reason) => {
       logger.warn({ reason }, 'OCPP: the connection to the central system closed');
+      deps.events?.backend('disconnected', { reason: String(reason) });
       link?.send({ type: 'SOCKET.CLOSED' });
     },
   });
@@ -152,6 +158,7 @@ export async function createBackend(deps: BackendDeps) {
       keepTime(answer.currentTime);
       const intervalS = Number(answer.interval) || 0;
       logger.info({ status: answer.status, intervalS }, 'OCPP: BootNotification answered');
+      if (answer.status === 'Rejected') deps.events?.backend('refused', { reason: 'BootNotification rejected' });
       link?.send({ type: answer.status === 'Accepted' ? 'BOOT.ACCEPTED' : answer.status === 'Pending' ? 'BOOT.PENDING' : 'BOOT.REJECTED', intervalS });
     } catch (err) {
       logger.warn({ error: (err as Error).message }, 'OCPP: BootNotification failed');
@@ -373,7 +380,7 @@ export async function createBackend(deps: BackendDeps) {
     });
   }
   async function setAvailability(value: number): Promise<void> {
-    if (setting('ChargingEnabled') !== value) await settings.set('manufacturer', [{ key: 'ChargingEnabled', value }]);
+    if (setting('ChargingEnabled') !== value) await settings.set(CENTRAL_SYSTEM, [{ key: 'ChargingEnabled', value }]);
   }
   async function applyScheduledAvailability(): Promise<void> {
     const value = await scheduledAvailability();

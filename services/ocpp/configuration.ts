@@ -10,6 +10,9 @@ export const MEASURANDS = 'Energy.Active.Import.Register,Power.Active.Import,Cur
 /** Keys GetConfiguration answers at most per request. */
 export const GET_CONFIGURATION_MAX_KEYS = 50;
 
+/** Who changes settings for the central system (ChangeConfiguration, ChangeAvailability), as the event log shows it. */
+export const CENTRAL_SYSTEM = { role: 'manufacturer', username: 'ocpp' } as const;
+
 /**
  * Standard OCPP 1.6 configuration keys mapped onto the settings catalogue where they mean the same thing (a change
  * from the central system is a settings change like any other: stored, checked, applied, shown in the web
@@ -111,7 +114,7 @@ export function createConfiguration(settings: Settings) {
 
   async function write(setting: string, v: string | number): Promise<ConfigurationStatus> {
     try {
-      const result = await settings.set('manufacturer', [{ key: setting, value: v }]);
+      const result = await settings.set(CENTRAL_SYSTEM, [{ key: setting, value: v }]);
       return settings.field(setting)?.reboot && result.reboot_required ? 'RebootRequired' : 'Accepted';
     } catch {
       return 'Rejected';

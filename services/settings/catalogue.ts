@@ -1,5 +1,6 @@
 import type { Role } from '../../db/schema.js';
 import { LANGUAGES } from '../i18n.js';
+import { NETMASKS } from '../network.js';
 
 /**
  * The settings catalogue: every parameter the controller has, the single source for storage (defaults, keys),
@@ -132,7 +133,11 @@ export const CATALOGUE: GroupDef[] = [
         fields: [
           choice({ key: 'LanMode', label: 'IP address assignment', description: 'DHCP: the controller gets its address from the network. Static: the address below is used.', options: ['DHCP', 'Static'], default: 0, role: 'operator', reboot: true }),
           staticIpv4({ key: 'LanIpAddress', label: 'Static IP address', description: 'IPv4 address of the controller when the assignment is static.', default: '192.168.1.50' }),
-          staticIpv4({ key: 'LanNetmask', label: 'Netmask', description: 'IPv4 netmask of the static address.', default: '255.255.255.0' }),
+          {
+            ...staticIpv4({ key: 'LanNetmask', label: 'Netmask', description: 'IPv4 netmask of the static address.', default: '255.255.255.0' }),
+            pattern: new RegExp(`^(${NETMASKS.map((m) => m.replaceAll('.', '\\.')).join('|')})$`),
+            patternHint: 'a netmask from /8 to /30 such as 255.255.255.0',
+          } as FieldDef,
           staticIpv4({ key: 'LanGateway', label: 'Gateway', description: 'IPv4 address of the default gateway for the static address.', default: '192.168.1.1' }),
         ],
       },
@@ -147,8 +152,9 @@ export const CATALOGUE: GroupDef[] = [
             description: 'Access point name of the mobile network provider.',
             type: 'string',
             length: [0, 64],
-            pattern: PRINTABLE,
-            patternHint: 'printable ASCII characters',
+            // APN labels (3GPP TS 23.003): letters, digits and hyphens, separated by dots.
+            pattern: /^$|^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
+            patternHint: 'empty or an APN of letters, digits, "-" and dots such as internet.provider.com',
             default: '',
             mode: 'rw',
             role: 'operator',

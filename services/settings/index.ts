@@ -6,13 +6,14 @@ import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js'
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
+import type { EventLog } from '../events.js';
 import type { LogLevel } from '../logger.js';
 import type { MqttOptions } from '../mqtt/options.js';
 import { mqttOptionsOf } from '../mqtt/options.js';
 import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
-import { settingsTexts, type SettingsTexts } from './translations.js';
+import { settingsTexts, type Reasons, type SettingsTexts } from './translations.js';
 
 export { CATALOGUE, FIELDS, type FieldDef, type SettingValue };
 
@@ -48,6 +49,16 @@ export interface FieldView {
   /** Extension, write-only fields: whether a value is stored (1) or the field is empty (0). */
   isSet?: 0 | 1;
 }
+
+/**
+ * A check of a settings write as a whole, after each value passed its own (for example a static LAN configuration
+ * that must hold together): given the values as they would be and the keys the request names, the refused keys and
+ * why, in the request's language.
+ */
+export type SettingsCheck = (
+  next: ReadonlyMap<string, SettingValue>,
+  requested: ReadonlySet<string>,
+) => Promise<Array<{ key: string; reason: (reasons: Reasons) => string }>>;
 
 /** One pair of a POST/PATCH request, as received. */
 export interface SettingPair {
@@ -121,7 +132,10 @@ function spanRole(fields: FieldDef[]): string {
  * memory, written all-or-nothing. Listeners apply a change at once; fields marked `reboot` set `reboot_required`
  * until the next start instead.
  */
-export async function createSettings(database: Database, opts: { now: () => number; computed: () => ComputedValues }) {
+export async function createSettings(
+  database: Database,
+  opts: { now: () => number; computed: () => ComputedValues; events?: Pick<EventLog, 'record'>; check?: SettingsCheck },
+) {
   const values = new Map<string, SettingValue>();
   for (const [key, field] of FIELDS) if (field.mode === 'rw') values.set(key, field.default);
   for (const row of await database.db.select().from(settingsTable)) {
@@ -229,9 +243,9 @@ export async function createSettings(database: Database, opts: { now: () => numb
     /**
      * POST/PATCH /settings: every pair is checked first, in the spec's order (form, permission, existence, value);
      * when any fails nothing is written and the 400 names each failing key. Otherwise the changed values are written
-     * in one transaction and applied.
+     * in one transaction and applied, and the event log records which keys the account changed (never the values).
      */
-    async set(role: Role, pairs: SettingPair[]): Promise<SetResult> {
+    async set({ role, username }: { role: Role; username: string }, pairs: SettingPair[]): Promise<SetResult> {
       const t = texts();
       const { reasons } = t;
       /** Why each refused pair was refused, by its index in `pairs` (`value`: its value was the problem). */
@@ -248,20 +262,28 @@ export async function createSettings(database: Database, opts: { now: () => numb
         if (!checked.ok) return refused.set(i, { reason: checked.reason, value: true });
         accepted.set(pair.key, checked.value);
       });
-      if (refused.size) {
+      /** The 400 naming every refused pair (and each pair's own cause: an extension, so a form shows it beside the field). */
+      const refuse = () => {
         const causes = [...refused].map(([i, r]) => `${JSON.stringify(pairs[i]!.key)} ${r.reason}${r.value ? ` (params[${i}])` : ''}`);
-        throw invalid(`${reasons.none}: ${causes.join('; ')}`, {
-          // Extension: each refused pair carries its own cause, so a form can show it beside the field.
+        return invalid(`${reasons.none}: ${causes.join('; ')}`, {
           params: pairs.map((p, i) => {
             const r = refused.get(i);
             return r ? { key: p.key, success: false, cause: r.reason } : { key: p.key, success: false };
           }),
           reboot_required: rebootRequired,
         });
-      }
+      };
+      if (refused.size) throw refuse();
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
       let before = new Map<string, SettingValue>();
       const changed = await database.write(async (tx) => {
+        // The write as a whole, against the values as they are now (a concurrent write may have changed them).
+        if (opts.check) {
+          const next = new Map(values);
+          for (const [k, v] of accepted) next.set(k, v);
+          for (const { key, reason } of await opts.check(next, seen)) refused.set(pairs.findIndex((p) => p.key === key), { reason: reason(reasons), value: true });
+          if (refused.size) throw refuse();
+        }
         before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
         const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
         if (diff.size === 0) return diff;
@@ -280,6 +302,7 @@ export async function createSettings(database: Database, opts: { now: () => numb
         throw err;
       });
       if (changed.size) {
+        opts.events?.record({ kind: 'settings_changed', keys: [...changed.keys()], username });
         version++;
         if ([...changed.keys()].some((k) => FIELDS.get(k)!.reboot)) rebootRequired = true;
         const live = new Map([...changed].filter(([k]) => !FIELDS.get(k)!.reboot));
@@ -313,7 +336,8 @@ export async function createSettings(database: Database, opts: { now: () => numb
 
 export type Settings = Awaited<ReturnType<typeof createSettings>>;
 
-const FIRMWARE_VERSION = (() => {
+/** The firmware's version: package.json's. */
+export const FIRMWARE_VERSION = (() => {
   try {
     return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {

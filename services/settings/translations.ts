@@ -1,5 +1,6 @@
 import { inLanguage, type LanguageKey, type Translations } from '../i18n.js';
 import type { FieldDef } from './catalogue.js';
+import type { LanProblem } from '../network.js';
 
 /**
  * The settings' texts in German, Dutch and French (English is in catalogue.ts, and the dashboard's live fields in
@@ -44,7 +45,11 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       nl: 'IPv4-netmasker van het statische adres.',
       fr: "Masque de sous-réseau IPv4 de l'adresse statique.",
     },
-    hint: IPV4_HINT,
+    hint: {
+      de: 'eine Netzmaske von /8 bis /30 wie {default}',
+      nl: 'een netmasker van /8 tot /30 zoals {default}',
+      fr: 'un masque de sous-réseau de /8 à /30 tel que {default}',
+    },
   },
   LanGateway: {
     label: { de: 'Gateway', nl: 'Gateway', fr: 'Passerelle' },
@@ -70,7 +75,11 @@ export const FIELD_TRANSLATIONS: Record<string, FieldTexts> = {
       nl: 'Naam van het toegangspunt (APN) van de mobiele provider.',
       fr: "Nom du point d'accès (APN) de l'opérateur mobile.",
     },
-    hint: { de: 'druckbare ASCII-Zeichen', nl: 'afdrukbare ASCII-tekens', fr: 'des caractères ASCII imprimables' },
+    hint: {
+      de: 'leer oder ein APN aus Buchstaben, Ziffern, "-" und Punkten wie internet.provider.de',
+      nl: 'leeg of een APN van letters, cijfers, "-" en punten zoals internet.provider.nl',
+      fr: 'vide ou un APN de lettres, chiffres, « - » et points tel que internet.operateur.fr',
+    },
   },
   OcppEnabled: {
     label: { de: 'OCPP-Backend', nl: 'OCPP-backend', fr: 'Backend OCPP' },
@@ -581,6 +590,10 @@ export interface Reasons {
   twice: string;
   /** Starts the cause of the 400: "No setting was changed: …". */
   none: string;
+  /** A static LAN configuration that does not hold together (services/network.ts lanProblem). */
+  lan(problem: LanProblem): string;
+  /** Network settings on a controller without NetworkManager. */
+  noNetworkManager: string;
 }
 
 export const REASONS: Record<LanguageKey, Reasons> = {
@@ -598,6 +611,14 @@ export const REASONS: Record<LanguageKey, Reasons> = {
     unknown: 'does not exist',
     twice: 'appears more than once',
     none: 'No setting was changed',
+    lan: (p) =>
+      ({
+        'address-is-network': 'makes the static address the network address of its subnet (not a host address)',
+        'address-is-broadcast': 'makes the static address the broadcast address of its subnet (not a host address)',
+        'gateway-outside': 'puts the gateway outside the subnet of the static address',
+        'gateway-is-address': "makes the gateway the controller's own address",
+      })[p],
+    noNetworkManager: 'cannot be applied: this controller has no NetworkManager (nmcli)',
   },
   de: {
     string: 'muss eine Zeichenkette sein',
@@ -613,6 +634,14 @@ export const REASONS: Record<LanguageKey, Reasons> = {
     unknown: 'existiert nicht',
     twice: 'kommt mehr als einmal vor',
     none: 'Keine Einstellung wurde geändert',
+    lan: (p) =>
+      ({
+        'address-is-network': 'macht die statische Adresse zur Netzadresse ihres Subnetzes (keine Host-Adresse)',
+        'address-is-broadcast': 'macht die statische Adresse zur Broadcast-Adresse ihres Subnetzes (keine Host-Adresse)',
+        'gateway-outside': 'legt das Gateway außerhalb des Subnetzes der statischen Adresse',
+        'gateway-is-address': 'macht das Gateway zur eigenen Adresse des Controllers',
+      })[p],
+    noNetworkManager: 'kann nicht angewendet werden: Dieser Controller hat keinen NetworkManager (nmcli)',
   },
   nl: {
     string: 'moet een tekenreeks zijn',
@@ -628,6 +657,14 @@ export const REASONS: Record<LanguageKey, Reasons> = {
     unknown: 'bestaat niet',
     twice: 'komt meer dan eens voor',
     none: 'Er is geen instelling gewijzigd',
+    lan: (p) =>
+      ({
+        'address-is-network': 'maakt van het statische adres het netwerkadres van zijn subnet (geen hostadres)',
+        'address-is-broadcast': 'maakt van het statische adres het broadcastadres van zijn subnet (geen hostadres)',
+        'gateway-outside': 'plaatst de gateway buiten het subnet van het statische adres',
+        'gateway-is-address': 'maakt van de gateway het eigen adres van de controller',
+      })[p],
+    noNetworkManager: 'kan niet worden toegepast: deze controller heeft geen NetworkManager (nmcli)',
   },
   fr: {
     string: 'doit être une chaîne de caractères',
@@ -643,6 +680,14 @@ export const REASONS: Record<LanguageKey, Reasons> = {
     unknown: "n'existe pas",
     twice: "apparaît plus d'une fois",
     none: "Aucun paramètre n'a été modifié",
+    lan: (p) =>
+      ({
+        'address-is-network': "fait de l'adresse statique l'adresse réseau de son sous-réseau (pas une adresse d'hôte)",
+        'address-is-broadcast': "fait de l'adresse statique l'adresse de diffusion de son sous-réseau (pas une adresse d'hôte)",
+        'gateway-outside': "place la passerelle hors du sous-réseau de l'adresse statique",
+        'gateway-is-address': 'fait de la passerelle l\'adresse du contrôleur lui-même',
+      })[p],
+    noNetworkManager: "ne peut pas être appliqué : ce contrôleur n'a pas de NetworkManager (nmcli)",
   },
 };
 

@@ -76,6 +76,7 @@ export function fakePigpio(initial: Record<number, 0 | 1> = {}) {
     initialize: () => calls.push('initialize'),
     terminate: () => calls.push('terminate'),
     configureInterfaces: (mask: number) => calls.push(`configureInterfaces(${mask})`),
+    DISABLE_FIFO_IF: 1,
     DISABLE_SOCK_IF: 2,
   };
   const pin = (gpio: number): FakeGpio => {

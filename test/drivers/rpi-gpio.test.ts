@@ -5,6 +5,7 @@ import { createRpiContactor } from '../../drivers/contactor/rpi.js';
 import { createRpiControlPilot, levelFromComparators } from '../../drivers/control-pilot/rpi.js';
 import { dutyForCurrent } from '../../drivers/control-pilot/pwm.js';
 import { createRpiLeds } from '../../drivers/leds/rpi.js';
+import { initializePigpio } from '../../drivers/gpio/pigpio.js';
 import { DEFAULT_RPI_PINS } from '../../drivers/pins.js';
 import { createRpiHardware } from '../../drivers/rpi.js';
 import type { PilotLevel } from '../../drivers/types.js';
@@ -287,6 +288,12 @@ describe('Raspberry Pi hardware assembly', () => {
     expect(f.calls).toEqual(['terminate']);
     await hw.close();
     expect(f.calls).toEqual(['terminate']);
+  });
+
+  test('pigpio is initialised with its command interfaces off: no TCP port, no /dev/pigpio FIFOs anyone could write', () => {
+    const f = fakePigpio();
+    initializePigpio(f.module);
+    expect(f.calls).toEqual(['configureInterfaces(3)', 'initialize']);
   });
 
   test('a pin assigned twice is refused before any pin is opened', () => {

@@ -1,0 +1,205 @@
+import { and, asc, gte, lte, sql, type SQL } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Database } from '../db/client.js';
+import { TAG_ACCEPTANCES, TAG_REFUSALS as CHARGE_CYCLE_REFUSALS } from '../machines/charge-cycle.js';
+import { events as eventsTable } from '../db/schema.js';
+import type { Logger } from './logger.js';
+import type { TimeRange } from './transactions.js';
+
+/**
+ * The event log for people: what happened to the charger, in words, kept in the database as a bounded ring
+ * (the newest EVENTS_KEPT), readable through GET /v1/events and written to the log as it happens. Secrets never
+ * appear: each kind has a fixed set of fields (below), none of which is a password, token or session id.
+ */
+
+/** How many events the database keeps (older ones are deleted in the write that adds newer ones). */
+export const EVENTS_KEPT = 10_000;
+/** Events waiting for the database beyond this (a database that does not answer) are dropped, and that is logged. */
+export const MAX_PENDING_EVENTS = 1_000;
+
+const text = v.string();
+/** Why a tag was refused: the charge cycle's reasons, and `whitelist-off` (an unknown tag while FLLEnabled is off). */
+export const TAG_REFUSALS = [...CHARGE_CYCLE_REFUSALS, 'whitelist-off'] as const;
+/** The states of the backend connection the OCPP client reports (EventLog.backend). */
+export const BACKEND_STATES = ['connecting', 'connected', 'disconnected', 'refused'] as const;
+
+/** Every kind of event and its fields: the single source of the API's answer, the database rows and the types. */
+export const ControllerEventSchema = v.variant('kind', [
+  v.object({ kind: v.literal('tag_accepted'), tagId: text, userId: v.optional(text), outcome: v.picklist(TAG_ACCEPTANCES) }),
+  v.object({ kind: v.literal('tag_refused'), tagId: text, reason: v.picklist(TAG_REFUSALS) }),
+  v.object({ kind: v.literal('tag_ignored'), tagId: text }),
+  v.object({ kind: v.literal('transaction_started'), transactionId: text, tagId: v.optional(text), userId: v.optional(text) }),
+  v.object({ kind: v.literal('transaction_stopped'), transactionId: text, reason: text, consumptionWh: v.number() }),
+  v.object({ kind: v.literal('fault_raised'), code: text, severity: v.picklist(['ERROR', 'WARNING']) }),
+  v.object({ kind: v.literal('fault_cleared'), code: text, severity: v.picklist(['ERROR', 'WARNING']) }),
+  v.object({ kind: v.literal('settings_changed'), keys: v.array(text), username: text }),
+  v.object({ kind: v.literal('login'), username: text, address: text }),
+  v.object({ kind: v.literal('logout'), username: text }),
+  v.object({ kind: v.literal('login_refused'), address: text }),
+  v.object({ kind: v.literal('login_throttled'), address: text, scope: v.picklist(['address', 'all']) }),
+  v.object({ kind: v.literal('nfc_link_up') }),
+  v.object({ kind: v.literal('nfc_link_down') }),
+  v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
+]);
+export type ControllerEvent = v.InferOutput<typeof ControllerEventSchema>;
+export type EventKind = ControllerEvent['kind'];
+
+const ACCEPTED: Record<(typeof TAG_ACCEPTANCES)[number], string> = {
+  authorized: 'it authorizes charging',
+  stopped: 'it stops the transaction',
+  cancelled: 'it withdraws its authorization',
+};
+const REFUSED: Record<(typeof TAG_REFUSALS)[number], string> = {
+  unknown: 'it is not in the local whitelist',
+  'whitelist-off': 'the local whitelist is off (FLLEnabled)',
+  unavailable: 'charging is disabled',
+  faulted: 'the charge point has a fault',
+  stopping: 'the transaction is stopping',
+};
+
+/** The event in words (English, like the log). */
+export function describeEvent(e: ControllerEvent): string {
+  switch (e.kind) {
+    case 'tag_accepted':
+      return `Tag ${e.tagId} accepted: ${ACCEPTED[e.outcome]}`;
+    case 'tag_refused':
+      return `Tag ${e.tagId} refused: ${REFUSED[e.reason]}`;
+    case 'tag_ignored':
+      return `Tag ${e.tagId} ignored: a known tag other than the session tag was presented during a transaction`;
+    case 'transaction_started':
+      return `Transaction ${e.transactionId} started${e.tagId === undefined ? ' (free charging)' : ` by tag ${e.tagId}`}`;
+    case 'transaction_stopped':
+      return `Transaction ${e.transactionId} stopped (${e.reason}), ${e.consumptionWh} Wh`;
+    case 'fault_raised':
+      return `${e.severity === 'ERROR' ? 'Fault' : 'Warning'} ${e.code} raised`;
+    case 'fault_cleared':
+      return `${e.severity === 'ERROR' ? 'Fault' : 'Warning'} ${e.code} cleared`;
+    case 'settings_changed':
+      return `Settings changed by ${e.username}: ${e.keys.join(', ')}`;
+    case 'login':
+      return `${e.username} logged in from ${e.address}`;
+    case 'logout':
+      return `${e.username} logged out`;
+    case 'login_refused':
+      return `Login refused from ${e.address}: invalid credentials`;
+    case 'login_throttled':
+      return e.scope === 'address'
+        ? `Logins from ${e.address} refused for up to a minute: too many failures`
+        : `Logins from every address refused for up to a minute: too many failures (the last from ${e.address})`;
+    case 'nfc_link_up':
+      return 'NFC link up: a phone is connected';
+    case 'nfc_link_down':
+      return 'NFC link down';
+    case 'backend':
+      return `Backend ${e.state}${e.url ? ` (${e.url})` : ''}${e.reason ? `: ${e.reason}` : ''}`;
+  }
+}
+
+/** A URL as events show it: scheme, host and path, never a user name, password or query (tokens). */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(not a URL)';
+  }
+}
+
+/** An event as GET /v1/events answers it. */
+export type EventView = ControllerEvent & { id: number; at: string; message: string };
+
+export interface EventLog {
+  /** Records an event now (or at `at`, ms): logged at once, stored by the database's write queue. Never throws. */
+  record(event: ControllerEvent, at?: number): void;
+  /**
+   * The backend connection changed (for the OCPP client): `url` is shown without credentials or query; `reason` is
+   * a short text for people (never a secret).
+   */
+  backend(state: (typeof BACKEND_STATES)[number], details?: { url?: string; reason?: string }): void;
+  /** The events in a time range (inclusive), oldest first. */
+  list(range: TimeRange): Promise<EventView[]>;
+  /** Resolves once every event recorded so far is stored (or failed). */
+  settled(): Promise<void>;
+}
+
+type Row = { at: number; kind: string; data: string };
+
+/**
+ * The event log on `database`. Events are written through the database's one write queue (db/client.ts): each write
+ * takes every event recorded until it starts, in one transaction with the deletion of those beyond EVENTS_KEPT, so a
+ * burst costs one commit and no completed write can be lost. Nothing here waits for the write.
+ */
+export function createEventLog({ database, now, logger }: { database: Database; now: () => number; logger: Logger }): EventLog {
+  let pending: Row[] = [];
+  /** A write is queued that has not taken its events yet. */
+  let queued = false;
+  let last: Promise<void> = Promise.resolve();
+  let dropped = 0;
+
+  const write = () => {
+    queued = true;
+    last = database
+      .write(async (tx) => {
+        queued = false; // events recorded from now on go in the next write
+        const batch = pending;
+        pending = [];
+        try {
+          await tx.insert(eventsTable).values(batch);
+          await tx.run(sql`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ${EVENTS_KEPT}`);
+        } catch (err) {
+          pending = [...batch, ...pending].slice(-MAX_PENDING_EVENTS); // kept for the next write
+          throw err;
+        }
+      })
+      .then(
+        () => {
+          if (dropped > 0) logger.warn({ dropped }, `${dropped} events were dropped while the database did not take them`);
+          dropped = 0;
+        },
+        (err: unknown) => {
+          queued = false;
+          logger.error({ err, waiting: pending.length }, 'events could not be stored; they are kept for the next write');
+        },
+      );
+  };
+
+  const log: EventLog = {
+    record(event, at = now()) {
+      const { kind, ...data } = event;
+      logger.info({ event: kind, at: new Date(at).toISOString(), ...data }, describeEvent(event));
+      if (pending.length >= MAX_PENDING_EVENTS) {
+        pending.shift();
+        dropped++;
+      }
+      pending.push({ at, kind, data: JSON.stringify(data) });
+      if (!queued) write();
+    },
+    backend(state, details = {}) {
+      const event: ControllerEvent = { kind: 'backend', state };
+      if (details.url !== undefined) event.url = safeUrl(details.url);
+      if (details.reason !== undefined) event.reason = details.reason.slice(0, 200);
+      log.record(event);
+    },
+    async list(range) {
+      const conditions: SQL[] = [];
+      if (range.from !== undefined) conditions.push(gte(eventsTable.at, range.from));
+      if (range.to !== undefined) conditions.push(lte(eventsTable.at, range.to));
+      const rows = await database.db
+        .select()
+        .from(eventsTable)
+        .where(conditions.length ? and(...conditions) : undefined)
+        .orderBy(asc(eventsTable.at), asc(eventsTable.id));
+      return rows.map((row) => {
+        const event = { kind: row.kind, ...(JSON.parse(row.data) as object) } as ControllerEvent;
+        return { id: row.id, at: new Date(row.at).toISOString(), ...event, message: describeEvent(event) };
+      });
+    },
+    async settled() {
+      for (let current = last; ; current = last) {
+        await current;
+        if (current === last) return;
+      }
+    },
+  };
+  return log;
+}
