@@ -96,6 +96,7 @@ test('log in on the page, plug in, present a tag: the highlighted states follow 
     'operative',
     'operative.session',
     'operative.session.transaction',
+    'operative.session.transaction.underLoad',
     'operative.session.transaction.underLoad.charging',
   ]);
   // The transition just taken is drawn too, and the events list shows what happened.
@@ -161,7 +162,7 @@ test('commissioning view: the summary strip, the latest transition, zoom and pan
 
   // The step that started charging: its edge is drawn highlighted and named.
   const latest = await page.textContent('section[data-actor="chargeCycle"] .latest');
-  expect(latest).toBe('Latest step: always [requesting] (ready → charging)');
+  expect(latest).toBe('Latest step: always [requesting] (ready → underLoad)');
   const taken = await page.$$eval('section[data-actor="chargeCycle"] svg g.edge.taken', (gs) => gs.map((g) => g.querySelector('text')?.textContent));
   expect(taken).toEqual(['always [requesting]']);
 
