@@ -188,7 +188,7 @@ export function createApp(deps: AppDeps): ApiApp {
   app.notFound((c) => {
     try {
       if (c.req.path === '/v1' || c.req.path.startsWith('/v1/')) requireSession(c);
-      throw notFound(`No endpoint ${c.req.path}; see the API overview in the README`);
+      throw notFound(`No endpoint ${c.req.path}; see /docs (the API document) or docs/api-overview.md`);
     } catch (err) {
       return respond(err, c);
     }

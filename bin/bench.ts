@@ -78,7 +78,7 @@ const SOAK_S = 30;
  * Before the load, every server sits idle this long, as a charger's controller sits idle between requests. V8's
  * memory reducer runs its memory-reducing full collections about 8 s into an idle period: after this, every server
  * has had them (unless `--no-memory-reducer` is set, as `npm start` does) before any is measured; without the idle
- * period they could fall into one server's pause between its rounds and not the others' (README, Performance).
+ * period they could fall into one server's pause between its rounds and not the others' (docs/performance.md).
  */
 const IDLE_S = 12;
 const RSS_SAMPLE_MS = 100;

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     config = loadConfig(process.env, { stdoutIsTTY: process.stdout.isTTY });
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\nThe controller did not start. See the configuration table in the README.\n`);
+      process.stderr.write(`${err.message}\nThe controller did not start. See docs/configuration.md.\n`);
       process.exit(2);
     }
     throw err;

@@ -356,7 +356,7 @@ export async function renderChartFiles(machines = chartedMachines()): Promise<Ma
     'and `after <delay>` a delayed one (60 s etc. where the delay is fixed; `authTimeout` follows its setting). A state',
     'lists its meta (systemState · authState · ocppState for the charge cycle), tags (outputs), entry/exit actions,',
     'invoked actors and the transitions that only run actions. The live view with the active states highlighted is',
-    'the controller\'s `/inspect` page (see the README). Sources: `.dot` (Graphviz) and `.mmd` (Mermaid).',
+    'the controller\'s `/inspect` page (docs/inspector.md). Sources: `.dot` (Graphviz) and `.mmd` (Mermaid).',
     '',
     'Text is laid out for DejaVu Sans, the sans-serif font of Debian and Raspberry Pi OS, and drawn in it where present',
     '(elsewhere in a narrower font, so labels still fit); `test/browser/charts.test.ts` fails on a label its box clips.',

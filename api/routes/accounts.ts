@@ -16,7 +16,7 @@ const withPassword = (c: AppContext, outcome: PasswordOutcome, body: Record<stri
 };
 
 /**
- * Extensions outside the spec (README "Extensions"): who is logged in (`/v1/session`, every role) and the login
+ * Extensions outside the spec (docs/api-overview.md, "Extensions"): who is logged in (`/v1/session`, every role) and the login
  * accounts (`/v1/accounts`, role installer or higher; the rules live in services/accounts.ts, shared with
  * `npm run accounts`). Passwords are never answered, except a generated one, once.
  */

@@ -23,7 +23,7 @@ import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
  * the outside world must match the model: the API's states, contactor, cable lock, PWM, LEDs, buzzer, transactions.
  *
  * MBT_BREAK=<fault> runs the same paths against a deliberately broken device or timer (see BREAKS): the paths that
- * then fail are the suite catching the fault (README, "Model-based tests").
+ * then fail are the suite catching the fault (docs/testing.md, "Model-based tests").
  */
 
 const AUTH_TIMEOUT_MS = 30_000;

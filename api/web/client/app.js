@@ -1,5 +1,5 @@
 // The web interface of the charge controller: one page, views chosen by the address's hash (#/dashboard,
-// #/settings/network, …). It uses the public REST API (/v1) and the extensions the README marks. Preact + htm +
+// #/settings/network, …). It uses the public REST API (/v1) and the extensions docs/api-overview.md marks. Preact + htm +
 // @preact/signals as ES modules from the controller itself (no build step).
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
