@@ -14,7 +14,7 @@ import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
-import { realClock, type Clock } from './clock.js';
+import { createWallClock, realClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { startCoreLink, type CoreEvent } from './core/link.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
@@ -126,7 +126,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (mode === 'worker' && (options.clock || options.chargePointHardware || options.withoutSimulator || options.inspect)) {
     throw new Error('a manual clock, replaced charge-point devices and raw inspection need core: "thread"');
   }
-  const now = options.now ?? Date.now;
+  // The wall clock: the system's (or the test's), following the OCPP central system's time once it gives one.
+  const wall = createWallClock(options.now ?? Date.now);
+  const now = wall.now;
   const clock = options.clock ?? realClock;
   const mainLoop = createLoopDelayMonitor();
   const metrics = createMetrics(mainLoop);
@@ -137,7 +139,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     init: { backend: config.hardware, pins: config.pins, meter: config.meter, temperatureSensorPath: config.temperatureSensorPath },
     local: {
       clock,
-      now,
+      // The base clock: the core applies the same offset itself (the `clock` message).
+      now: options.now ?? Date.now,
       ...(options.inspect ? { inspect: options.inspect } : {}),
       ...(options.chargePointHardware ? { wrapHardware: options.chargePointHardware } : {}),
       ...(options.withoutSimulator ? { withoutPlant: true } : {}),
@@ -184,6 +187,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger,
     restart: options.restart,
     events,
+    setTime: (ms) => {
+      wall.setOffset(wall.offsetTo(ms));
+      core.send({ type: 'clock', offsetMs: wall.offset() });
+    },
     ...(options.ocppFrame ? { frame: options.ocppFrame } : {}),
   });
   // A transaction a power loss left active is completed with its last checkpoint before anything else runs.

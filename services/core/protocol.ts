@@ -71,6 +71,8 @@ export const ToCoreSchema = v.variant('type', [
   v.strictObject({ type: v.literal('reading'), on: v.boolean(), forMs: v.optional(int(1, 60_000)) }),
   /** Buzzer feedback the main thread's actors name (pairing). */
   v.strictObject({ type: v.literal('beep'), count: int(1, 10), ms: int(1, 5000) }),
+  /** The wall clock's offset to the base clock (ms): the controller follows a trusted time source (OCPP). */
+  v.strictObject({ type: v.literal('clock'), offsetMs: v.pipe(v.number(), v.integer(), v.minValue(-1e13), v.maxValue(1e13)) }),
   /** Forward the core's inspection stream (only while an /inspect page watches). */
   v.strictObject({ type: v.literal('inspect'), on: v.boolean() }),
   /** Requests answered by a `reply` with the same id. */

@@ -6,7 +6,7 @@ import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
-import { realClock, type Clock } from '../clock.js';
+import { createWallClock, realClock, type Clock } from '../clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
 import { createLoopDelayMonitor } from '../loop-delay.js';
 import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
@@ -69,7 +69,8 @@ export interface CorePort {
  */
 export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): void {
   const clock = local.clock ?? realClock;
-  const now = local.now ?? Date.now;
+  const wall = createWallClock(local.now ?? Date.now);
+  const now = wall.now;
   const post = (message: FromCore) => port.postMessage(message);
   const log: CoreLog = {
     debug: (fields, msg) => post({ type: 'log', level: 'debug', msg, fields: fields as Record<string, unknown> }),
@@ -119,6 +120,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     }
     const message = parsed.output;
     if (message.type === 'heartbeat') return;
+    if (message.type === 'clock') return wall.setOffset(message.offsetMs);
     if (message.type === 'start') {
       if (running || starting) return log.error({}, 'the charge-point core is already started');
       starting = true;

@@ -51,6 +51,8 @@ export interface BackendDeps {
   frame?: TransportOptions['frame'];
   /** The event log: backend connection changes. */
   events?: Pick<EventLog, 'backend'>;
+  /** Sets the controller's wall clock to a time the central system gave (UTC ms). */
+  setTime?: (ms: number) => void;
 }
 
 /**
@@ -67,10 +69,9 @@ export async function createBackend(deps: BackendDeps) {
   const setting = (key: string) => settings.get(key) as number;
   const on = (key: string) => settings.get(key) === 1;
   /** The central system's time minus ours (from BootNotification and Heartbeat). */
-  let clockOffsetMs = 0;
-  const csmsTime = (ms: number) => new Date(ms + clockOffsetMs).toISOString();
+  const csmsTime = (ms: number) => new Date(ms).toISOString();
 
-  const outbox = createOutbox(database, now, (ms) => ms + clockOffsetMs);
+  const outbox = createOutbox(database, now);
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
   const configuration = createConfiguration(settings);
@@ -136,14 +137,18 @@ export async function createBackend(deps: BackendDeps) {
   const call = (action: string, payload: Record<string, unknown>, timeoutMs?: number) =>
     transport.call(action, payload, timeoutMs === undefined ? {} : { timeoutMs });
 
+  /**
+   * The central system keeps the controller's clock (BootNotification and Heartbeat `currentTime`): a difference over
+   * CLOCK_TOLERANCE_MS sets the controller's wall clock (stored and shown times, the core's included) to its time.
+   */
   function keepTime(currentTime: unknown): void {
     if (typeof currentTime !== 'string') return;
-    const offset = Date.parse(currentTime) - now();
-    if (!Number.isFinite(offset)) return;
-    if (Math.abs(offset - clockOffsetMs) > CLOCK_TOLERANCE_MS) {
-      logger.warn({ offsetMs: offset }, 'OCPP: the controller\'s clock differs from the central system\'s; times sent to it follow the central system');
-    }
-    clockOffsetMs = Math.abs(offset) > CLOCK_TOLERANCE_MS ? offset : 0;
+    const central = Date.parse(currentTime);
+    if (!Number.isFinite(central)) return;
+    const driftMs = central - now();
+    if (Math.abs(driftMs) <= CLOCK_TOLERANCE_MS) return;
+    logger.warn({ driftMs }, 'OCPP: the controller\'s clock is set to the central system\'s');
+    deps.setTime?.(central);
   }
 
   async function boot(): Promise<void> {

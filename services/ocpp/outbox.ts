@@ -26,9 +26,9 @@ const registerValue = (wh: number, timestamp: string, context: 'Transaction.Begi
  * StopTransaction or MeterValues gets the central system's transaction id when it is sent, so it waits for its
  * StartTransaction's answer. A restart (kill -9 included) loses none and keeps the order.
  */
-export function createOutbox(database: Database, now: () => number, toCentralTime: (ms: number) => number = (ms) => ms) {
+export function createOutbox(database: Database, now: () => number) {
   const { db } = database;
-  const iso = (ms: number) => new Date(toCentralTime(ms)).toISOString();
+  const iso = (ms: number) => new Date(ms).toISOString();
 
   const insert = (tx: WriteTx | Database['db'], action: QueuedAction, transactionId: string, payload: object) =>
     tx.insert(ocppQueue).values({ action, transactionId, payload: JSON.stringify(payload), createdAt: now() });

@@ -84,19 +84,29 @@ describe('boot', () => {
     await until(c, () => beats() === 3, 'a heartbeat after 45 s');
   });
 
-  test('the central system\'s time: a difference is logged and every timestamp sent follows its clock', async () => {
+  test('the central system\'s time keeps the controller\'s clock: stored, shown and sent times follow it (1 h ahead)', async () => {
     const clock = new ManualClock(TEST_EPOCH);
     const ahead = 3_600_000;
     const csms = await startCsms({ now: () => clock.now() + ahead });
     const c = await charger({ csms, clock });
     await c.online();
-    expect(c.h.logs.join('')).toContain('differs from the central system');
+    expect(c.h.logs.join('')).toContain("the controller's clock is set to the central system's");
     const status = (await until(c, () => csms.calls('StatusNotification')[0], 'a status'))!;
     expect(status.timestamp).toBe(new Date(clock.now() + ahead).toISOString());
+    const controllerTime = async (charger: typeof c) =>
+      Date.parse((await charger.api('GET', '/v1/settings?params=ControllerTime_custom')).json.params[0].ControllerTime_custom);
+    expect(await controllerTime(c)).toBe(clock.now() + ahead);
     await c.act('plug');
     await c.tag(KNOWN);
     const start = (await until(c, () => csms.calls('StartTransaction')[0], 'StartTransaction'))!;
     expect(Date.parse(start.timestamp) - clock.now()).toBeGreaterThan(ahead - 1000);
+    // The charge-point core stamped the transaction with the central system's time too, and the API shows it.
+    expect(Date.parse((await c.state()).transaction.transactionStart)).toBe(Date.parse(start.timestamp));
+    // Within 2 s of the central system nothing changes.
+    const near = await startCsms({ now: () => clock.now() + 1_500 });
+    const d = await charger({ csms: near, clock });
+    await d.online();
+    expect(await controllerTime(d)).toBe(clock.now());
   });
 
   test('OcppEnabled off: no connection, tags as before (stand-alone)', async () => {
