@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 
 /**
@@ -25,4 +27,18 @@ const MODULES = {
 
 test.each(Object.entries(MODULES))('%s loads', async (_file, load) => {
   await expect(load()).resolves.toBeTypeOf('object');
+});
+
+test("each actor's chart is named after its machine: docs/charts/<file>.svg and the inspector's list", async () => {
+  const { chartedMachines } = await import('../../services/machine-charts.js');
+  const charts = chartedMachines().map((c) => [c.systemId, c.id, c.file]);
+  expect(charts).toEqual(expect.arrayContaining([
+    ['controller', 'controller', 'controller'],
+    ['session', 'session', 'session'],
+    ['pairing', 'pairing', 'pairing'],
+    ['nfcLink', 'nfcLink', 'nfc-link'],
+    ['core', 'chargePointCore', 'charge-point-core'],
+    ['chargeCycle', 'chargeCycle', 'charge-cycle'],
+  ]));
+  for (const [, , file] of charts) expect(existsSync(join(import.meta.dirname, '..', '..', 'docs', 'charts', `${file}.svg`)), file).toBe(true);
 });

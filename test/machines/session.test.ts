@@ -126,6 +126,15 @@ describe('inactivity timeout', () => {
     expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1004 });
   });
 
+  test('a request exactly at the 60 s deadline, before the timer has run, is timed out; 1 ms earlier it is not', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    const snapshot = actor.getSnapshot(); // the inactivity timer has not run: the session is still active
+    expect(checkSession(snapshot, sessionId, '10.0.0.1', clock.now() + SESSION_TIMEOUT_MS - 1)).toHaveProperty('session');
+    expect(checkSession(snapshot, sessionId, '10.0.0.1', clock.now() + SESSION_TIMEOUT_MS)).toEqual({ code: 1004 });
+    expect(checkSession(snapshot, sessionId, '10.0.0.2', clock.now() + SESSION_TIMEOUT_MS)).toEqual({ code: 1004 }); // timed out before the address counts
+  });
+
   test('activity recorded out of order never moves the deadline back', () => {
     const { actor, clock, login } = start();
     const { sessionId } = login();
