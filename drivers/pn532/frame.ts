@@ -81,9 +81,9 @@ export class FrameDecoder {
     for (;;) {
       const start = this.findStart(joined, pos);
       if (start < 0) {
-        // Keep a trailing 00 (it may be the first byte of a start code).
-        const keep = joined.length > 0 && joined[joined.length - 1] === 0x00 ? 1 : 0;
-        this.skipped += joined.length - keep - pos > 0 ? joined.length - keep - pos : 0;
+        // Keep a trailing 00 not read yet (it may be the first byte of a start code); a frame's postamble is read.
+        const keep = pos < joined.length && joined[joined.length - 1] === 0x00 ? 1 : 0;
+        this.skipped += joined.length - keep - pos;
         pos = joined.length - keep;
         break;
       }

@@ -27,7 +27,7 @@ export const TARGETS = {
   'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
   'api/nfc/ndef.ts': [LOAD, 'test/nfc/ndef.test.ts', 'test/nfc/api.test.ts'],
   'services/core/liveness.ts': [LOAD, 'test/core/liveness.test.ts'],
-  'services/core/safety.ts': [LOAD, 'test/core/metrics.test.ts'],
+  'services/core/safety.ts': [LOAD, 'test/core/safety.test.ts', 'test/core/metrics.test.ts'],
   'services/core/charge-point.ts': [
     LOAD,
     'test/charging/cycle.test.ts',

@@ -21,7 +21,7 @@ export default {
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
   incrementalFile: `test/mutation/baseline/${name}.json`,
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['dist', 'data', 'test-results', 'docs', '.stryker-tmp', 'test/browser'],
+  ignorePatterns: ['dist', 'data', 'test-results', 'docs/screenshots', '.stryker-tmp', 'test/browser'],
   cleanTempDir: true,
   timeoutMS: 10_000,
 };

@@ -88,6 +88,89 @@ describe('PN532 frames', () => {
     expect(d.skipped).toBeGreaterThan(0);
   });
 
+  test('a bad extended-frame length checksum is junk too: no frame of that length is waited for', () => {
+    const good = encodeFrame(TFI_CHIP, bytes('4B00'));
+    const long = encodeFrame(TFI_CHIP, new Uint8Array(300).fill(0x11));
+    const bad = long.slice();
+    bad[7] = bad[7]! ^ 0x01; // LCS of LENM LENL
+    const d = new FrameDecoder();
+    expect(d.push(Uint8Array.from([...bad.subarray(0, 20), ...good]))).toEqual([{ type: 'info', tfi: TFI_CHIP, data: bytes('4B00') }]);
+    expect(new FrameDecoder().push(long)).toEqual([{ type: 'info', tfi: TFI_CHIP, data: new Uint8Array(300).fill(0x11) }]);
+  });
+
+  test('a length of zero (normal or extended, with a right length checksum) is no frame', () => {
+    const good = encodeFrame(TFI_CHIP, bytes('4B00'));
+    for (const zero of [bytes('0000FF0000'), bytes('0000FFFFFF000000')]) {
+      const d = new FrameDecoder();
+      expect(d.push(Uint8Array.from([...zero, ...good]))).toEqual([{ type: 'info', tfi: TFI_CHIP, data: bytes('4B00') }]);
+    }
+  });
+
+  test('frames arriving byte by byte: an information frame is complete with its DCS, an ACK or NACK with its postamble', () => {
+    for (const frame of [ERROR_FRAME, encodeFrame(TFI_CHIP, bytes('4B00')), encodeFrame(TFI_CHIP, new Uint8Array(256).fill(7))]) {
+      const d = new FrameDecoder();
+      const got = [];
+      for (let i = 0; i < frame.length - 1; i++) got.push(...d.push(frame.subarray(i, i + 1)));
+      expect(got.length).toBe(1);
+      expect(d.push(frame.subarray(-1))).toEqual([]); // the postamble, later
+      expect(d.push(ACK_FRAME)).toEqual([{ type: 'ack' }]);
+      expect(d.skipped).toBe(3); // the two preambles (00) before the start codes and the late postamble
+    }
+    for (const frame of [ACK_FRAME, NACK_FRAME]) {
+      const d = new FrameDecoder();
+      for (let i = 0; i < frame.length - 1; i++) expect(d.push(frame.subarray(i, i + 1))).toEqual([]);
+      expect(d.push(frame.subarray(-1))).toHaveLength(1);
+      expect(d.skipped).toBe(1);
+    }
+  });
+
+  test('a frame\'s postamble is read: junk after it cannot form a start code with it (no phantom ACK)', () => {
+    const d = new FrameDecoder();
+    expect(d.push(ACK_FRAME)).toEqual([{ type: 'ack' }]);
+    expect(d.push(bytes('FF00FF00'))).toEqual([]);
+    expect(d.skipped).toBe(2); // the ACK's preamble and the FF
+    const e = new FrameDecoder();
+    expect(e.push(Uint8Array.from([...encodeFrame(TFI_CHIP, bytes('4B00'))]))).toHaveLength(1);
+    expect(e.push(bytes('FF00FF00'))).toEqual([]);
+  });
+
+  test('a frame without its postamble, directly followed by another', () => {
+    const a = encodeFrame(TFI_CHIP, bytes('4B00'));
+    const b = encodeFrame(TFI_CHIP, bytes('4B01'));
+    expect(new FrameDecoder().push(Uint8Array.from([...a.subarray(0, -1), ...b]))).toEqual([
+      { type: 'info', tfi: TFI_CHIP, data: bytes('4B00') },
+      { type: 'info', tfi: TFI_CHIP, data: bytes('4B01') },
+    ]);
+    expect(new FrameDecoder().push(Uint8Array.from([...ACK_FRAME.subarray(0, -1), ...NACK_FRAME.subarray(0, -1), ...ERROR_FRAME]))).toEqual([
+      { type: 'ack' },
+      { type: 'nack' },
+      { type: 'error' },
+    ]);
+  });
+
+  test('the error frame is TFI 7F with no data; 7F with data is an ordinary frame', () => {
+    expect(new FrameDecoder().push(encodeFrame(0x7f, Uint8Array.of(0x01)))).toEqual([{ type: 'info', tfi: 0x7f, data: Uint8Array.of(0x01) }]);
+  });
+
+  test('junk is counted: bytes before a start code, a lone 00, a trailing 00 kept for the next chunk', () => {
+    const d = new FrameDecoder();
+    expect(d.push(bytes('5555'))).toEqual([]);
+    expect(d.skipped).toBe(2);
+    expect(d.push(bytes('55 00'))).toEqual([]);
+    expect(d.skipped).toBe(3); // the 00 may begin a start code
+    expect(d.push(bytes('FF00FF00'))).toEqual([{ type: 'ack' }]);
+    expect(d.skipped).toBe(3);
+    expect(d.push(bytes('00 00'))).toEqual([]);
+    expect(d.skipped).toBe(4);
+  });
+
+  test('data too long for an extended frame is refused', () => {
+    expect(() => encodeFrame(TFI_HOST, new Uint8Array(0xffff))).toThrow(RangeError);
+    expect(encodeFrame(TFI_HOST, new Uint8Array(0xfffe)).length).toBe(8 + 0xffff + 2);
+    expect(hex(encodeFrame(TFI_HOST, new Uint8Array(254)).subarray(0, 5))).toBe('0000FFFF01');
+    expect(hex(encodeFrame(TFI_HOST, new Uint8Array(255)).subarray(0, 8))).toBe('0000FFFFFF010000'.slice(0, 14) + 'FF');
+  });
+
   test('a truncated frame followed by a whole one: the whole one is found', () => {
     const good = encodeFrame(TFI_CHIP, bytes('4B0101000408040A0B0C0D'));
     const truncated = good.subarray(0, 9);
