@@ -167,6 +167,20 @@ describe('inactivity timeout', () => {
     expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1003 });
   });
 
+  test('a second login while a session is active restarts the 60 s for the new session', () => {
+    const { actor, clock, login } = start();
+    login();
+    clock.increment(SESSION_TIMEOUT_MS / 2);
+    const { sessionId } = login({ address: '10.0.0.2' });
+    clock.increment(SESSION_TIMEOUT_MS / 2); // the first session's deadline
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.2', clock.now())).toHaveProperty('session');
+    clock.increment(SESSION_TIMEOUT_MS / 2 - 1);
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    clock.increment(1);
+    expect(actor.getSnapshot().matches({ login: 'expired' })).toBe(true);
+  });
+
   test('a login after expiry starts a fresh session', () => {
     const { actor, clock, login } = start();
     login();
@@ -237,6 +251,17 @@ describe('throttle', () => {
     expect(login().outcome).toBe('throttled');
     clock.increment(1);
     expect(login().outcome).toBe('success');
+  });
+
+  test('the record of failures stays bounded over many windows: failures older than the window are dropped', () => {
+    const { actor, clock, login } = start();
+    for (let window = 0; window < 5; window++) {
+      for (let i = 0; i < MAX_FAILED_LOGINS_TOTAL - 1; i++) login({ password: 'bad', address: `10.5.${window}.${Math.floor(i / (MAX_FAILED_LOGINS - 1))}` });
+      expect(actor.getSnapshot().context.failures.length).toBeLessThanOrEqual(MAX_FAILED_LOGINS_TOTAL);
+      clock.increment(FAILURE_WINDOW_MS);
+    }
+    login({ password: 'bad' });
+    expect(actor.getSnapshot().context.failures).toEqual([{ address: '10.0.0.1', at: clock.now() }]);
   });
 
   test('failures spread beyond the window do not lock', () => {
