@@ -402,8 +402,17 @@ describe('NFC link transitions unreachable through the reader, on the machine al
     actor.send({ type: 'PHONE.ACTIVATED' });
     actor.send({ type: 'APDU', apdu: SELECT_APP });
     if (key.startsWith('established.phone.selected')) {
+      actor.send({ type: 'APDU', apdu: SELECT_NDEF });
       actor.send({ type: 'PHONE.ACTIVATED' });
       expect(actor.getSnapshot().matches({ established: { phone: 'activated' } })).toBe(true);
+      // A new activation: nothing selected (69 86), the application first (6A 82), as the oracle expects too.
+      const t4t = new Type4TagSpec();
+      t4t.activated();
+      for (const [command, answer] of [[READ_NLEN, '6986'], [SELECT_CC, '6a82']] as const) {
+        actor.send({ type: 'APDU', apdu: command });
+        expect(hex(actor.getSnapshot().context.reply)).toBe(answer);
+        expect(t4t.answer(command, actor.getSnapshot().context.reply)).toEqual([]);
+      }
     } else {
       actor.send({ type: 'APDU', apdu: SELECT_NDEF });
       actor.send({ type: 'APDU', apdu: writeBody(PLANNED_REQUEST.F) });

@@ -85,7 +85,7 @@ describe('NDEF Text record', () => {
     expect(hex(de)).toBe(`D1010B5405${hex(Buffer.from('de-CHhallo'))}`);
     expect(decodeTextRecord(de)).toBe('hallo');
     expect(decodeTextRecord(encodeTextRecord('x', 'l'.repeat(63)))).toBe('x');
-    expect(() => encodeTextRecord('x', 'l'.repeat(64))).toThrow(RangeError);
+    expect(() => encodeTextRecord('x', 'l'.repeat(64))).toThrow(new RangeError('language code longer than 63 bytes'));
     expect(decodeTextRecord(encodeTextRecord('', ''))).toBe('');
   });
 
