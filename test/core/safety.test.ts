@@ -115,6 +115,12 @@ describe('safety monitor', () => {
     m.contactor(false, 10_000);
     expect(reports).toEqual([]);
 
+    const never = monitor();
+    never.m.contactor(true, 0); // closed before the PWM was ever on
+    never.m.pwm(false, 10);
+    never.m.contactor(false, 10_000);
+    expect(never.reports).toEqual([]);
+
     const off = monitor();
     off.m.pwm(false, 0); // the PWM was never on
     off.m.contactor(true, 0);
