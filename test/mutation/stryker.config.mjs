@@ -19,7 +19,7 @@ export default {
   htmlReporter: { fileName: `test-results/mutation/${name}/index.html` },
   jsonReporter: { fileName: `test-results/mutation/${name}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
-  incrementalFile: `test/mutation/baseline/${name}.json`,
+  incrementalFile: `test-results/mutation/${name}/incremental.json`,
   tempDirName: '.stryker-tmp',
   ignorePatterns: ['dist', 'data', 'test-results', 'docs/screenshots', '.stryker-tmp', 'test/browser'],
   cleanTempDir: true,
