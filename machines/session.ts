@@ -126,8 +126,8 @@ export const sessionMachine = setup({
   guards: {
     withoutToken: ({ context, event }) => event.type === 'LOGIN' && !clientOf(context, event.address)?.token,
     loginsThrottled: ({ context, event }) => {
-      if (event.type !== 'LOGIN') return false;
-      const recent = recentFailures(context, event.address, event.at);
+      const { address, at } = event as LoginEvent;
+      const recent = recentFailures(context, address, at);
       return recent.address >= MAX_FAILED_LOGINS || recent.total >= MAX_FAILED_LOGINS_TOTAL;
     },
     credentialsMatch: ({ context, event }) => {
@@ -137,6 +137,7 @@ export const sessionMachine = setup({
     staleTokenProof: ({ context, event }) =>
       event.type === 'LOGIN' &&
       event.account !== null &&
+      // Stryker disable next-line ArrayDeclaration: checked after withoutToken, so the address's client exists here.
       (clientOf(context, event.address)?.stale ?? []).some((token) => loginProofMatches(event.account!.password, token, event.proof)),
     isCurrentSession: ({ context, event }) =>
       (event.type === 'ACTIVITY' || event.type === 'LOGOUT') &&
@@ -149,6 +150,7 @@ export const sessionMachine = setup({
     issueToken: assign({
       clients: ({ context, event }) => {
         if (event.type !== 'TOKEN.ISSUE') return context.clients;
+        // Stryker disable next-line ArrayDeclaration: a new client's stale list; an entry there is no token ever issued (tokens are 128-bit random), and four real ones push it out before it could displace one.
         const client = clientOf(context, event.address) ?? { address: event.address, token: null, stale: [] };
         return withClient(context.clients, { address: event.address, token: event.token, stale: retire(client) });
       },
@@ -202,8 +204,9 @@ export const sessionMachine = setup({
           { guard: 'loginsThrottled', actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'throttled' } }] },
           {
             guard: 'credentialsMatch',
+            // Re-enters `active` (also from `active`: a transition exits the active states below its source), which
+            // restarts the inactivity timer for the new session.
             target: '.active',
-            reenter: true,
             actions: ['spendToken', 'startSession', { type: 'recordOutcome', params: { outcome: 'success' } }],
           },
           { guard: 'staleTokenProof', actions: ['spendToken', { type: 'recordOutcome', params: { outcome: 'staleToken' } }] },

@@ -51,6 +51,7 @@ export function decodeTextRecord(message: Uint8Array): string {
   let payloadLength: number;
   if (flags & SR) payloadLength = message[i++]!;
   else {
+    // Stryker disable next-line EqualityOperator: with exactly the four length bytes there is no type byte, refused below with the same reason.
     if (message.length < i + 4) throw new NdefError('The NDEF record header is truncated');
     payloadLength = new DataView(message.buffer, message.byteOffset, message.byteLength).getUint32(i);
     i += 4;

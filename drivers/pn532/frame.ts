@@ -69,6 +69,8 @@ const MAX_BUFFER = MAX_EXTENDED_LEN + 16;
  */
 export class FrameDecoder {
   private buffer = new Uint8Array(0);
+  /** The last frame ended with the last byte that had arrived: a 00 arriving next is its postamble. */
+  private postambleDue = false;
   /** Bytes skipped as junk so far (diagnostics and tests). */
   skipped = 0;
 
@@ -77,13 +79,15 @@ export class FrameDecoder {
     joined.set(this.buffer);
     joined.set(chunk, this.buffer.length);
     const frames: Frame[] = [];
-    let pos = 0;
+    // A postamble is read whether it arrives with its frame or after it, so it never joins later bytes as a start code.
+    let pos = this.postambleDue && joined[0] === 0x00 ? 1 : 0;
+    if (joined.length > 0) this.postambleDue = false;
     for (;;) {
       const start = this.findStart(joined, pos);
       if (start < 0) {
-        // Keep a trailing 00 (it may be the first byte of a start code).
-        const keep = joined.length > 0 && joined[joined.length - 1] === 0x00 ? 1 : 0;
-        this.skipped += joined.length - keep - pos > 0 ? joined.length - keep - pos : 0;
+        // Keep a trailing 00 not read yet (it may be the first byte of a start code); a frame's postamble is read.
+        const keep = pos < joined.length && joined[joined.length - 1] === 0x00 ? 1 : 0;
+        this.skipped += joined.length - keep - pos;
         pos = joined.length - keep;
         break;
       }
@@ -103,31 +107,33 @@ export class FrameDecoder {
       if (parsed.frame.type === 'corrupt') {
         // The bytes after the start code may belong to a frame that cut this one short: search again inside it.
         pos = start + 2;
-      }
+      } else this.postambleDue = parsed.postambleDue;
     }
     this.buffer = joined.slice(Math.max(pos, joined.length - MAX_BUFFER));
     return frames;
   }
 
   private findStart(b: Uint8Array, from: number): number {
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: a bound one further reads b[b.length], undefined, which is no start code: the same result.
     for (let i = from; i + 1 < b.length; i++) if (b[i] === 0x00 && b[i + 1] === 0xff) return i;
     return -1;
   }
 
   /** The frame whose start code (00 FF) is at `s`. */
-  private parseAt(b: Uint8Array, s: number): { frame: Frame; end: number } | 'incomplete' | 'invalid' {
+  private parseAt(b: Uint8Array, s: number): { frame: Frame; end: number; postambleDue: boolean } | 'incomplete' | 'invalid' {
     const i = s + 2;
     if (b.length < i + 2) return 'incomplete';
     const a = b[i]!;
     const c = b[i + 1]!;
-    const tail = (end: number) => (b[end] === 0x00 ? end + 1 : end); // optional postamble
+    // The frame ends at `end`, before its postamble (00), read when there; due when no byte has arrived after it yet.
+    const done = (frame: Frame, end: number) => ({ frame, end: b[end] === 0x00 ? end + 1 : end, postambleDue: end === b.length });
     if (a === 0x00 && c === 0xff) {
       if (b.length < i + 3) return 'incomplete';
-      return { frame: { type: 'ack' }, end: tail(i + 2) };
+      return done({ type: 'ack' }, i + 2);
     }
     if (a === 0xff && c === 0x00) {
       if (b.length < i + 3) return 'incomplete';
-      return { frame: { type: 'nack' }, end: tail(i + 2) };
+      return done({ type: 'nack' }, i + 2);
     }
     let len: number;
     let head: number;
@@ -144,11 +150,12 @@ export class FrameDecoder {
     if (len === 0) return 'invalid';
     if (b.length < head + len + 1) return 'incomplete';
     let sum = 0;
+    // Stryker disable next-line AssignmentOperator: the negated sum is 0 mod 256 exactly when the sum is.
     for (let k = head; k <= head + len; k++) sum += b[k]!;
-    const end = tail(head + len + 1);
-    if ((sum & 0xff) !== 0) return { frame: { type: 'corrupt' }, end };
+    const end = head + len + 1;
+    if ((sum & 0xff) !== 0) return done({ type: 'corrupt' }, end);
     const tfi = b[head]!;
-    if (tfi === TFI_ERROR && len === 1) return { frame: { type: 'error' }, end };
-    return { frame: { type: 'info', tfi, data: b.slice(head + 1, head + len) }, end };
+    if (tfi === TFI_ERROR && len === 1) return done({ type: 'error' }, end);
+    return done({ type: 'info', tfi, data: b.slice(head + 1, head + len) }, end);
   }
 }

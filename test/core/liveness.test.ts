@@ -1,4 +1,4 @@
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 import { createSilenceWatch } from '../../services/core/liveness.js';
 
 test('silence over the limit is reported; a message resets it', () => {
@@ -48,4 +48,38 @@ test('reset starts afresh', () => {
   watch.reset();
   t = 5200;
   expect(watch.silence()).toBeUndefined();
+});
+
+test('exactly two intervals late is still on time; more is late', () => {
+  let t = 0;
+  const watch = createSilenceWatch(200, 300, () => t);
+  t = 400; // 2 × 200 after the start: on time, and 400 ms silent
+  expect(watch.silence()).toBe(400);
+  t = 801; // 401 ms after the last turn: late, no verdict
+  expect(watch.silence()).toBeUndefined();
+});
+
+test('after reset the next on-time turn judges from the reset, not from before', () => {
+  let t = 0;
+  const watch = createSilenceWatch(200, 1000, () => t);
+  t = 5000;
+  watch.reset();
+  for (t = 5200; t <= 6000; t += 200) expect(watch.silence()).toBeUndefined();
+  t = 6200;
+  expect(watch.silence()).toBe(1200);
+});
+
+test('without a clock it uses performance.now()', () => {
+  vi.useFakeTimers({ toFake: ['performance'] });
+  try {
+    const watch = createSilenceWatch(200, 1000);
+    for (let i = 0; i < 5; i++) {
+      vi.advanceTimersByTime(200);
+      expect(watch.silence()).toBeUndefined();
+    }
+    vi.advanceTimersByTime(200);
+    expect(watch.silence()).toBe(1200);
+  } finally {
+    vi.useRealTimers();
+  }
 });

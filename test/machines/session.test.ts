@@ -126,6 +126,15 @@ describe('inactivity timeout', () => {
     expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1004 });
   });
 
+  test('a request exactly at the 60 s deadline, before the timer has run, is timed out; 1 ms earlier it is not', () => {
+    const { actor, clock, login } = start();
+    const { sessionId } = login();
+    const snapshot = actor.getSnapshot(); // the inactivity timer has not run: the session is still active
+    expect(checkSession(snapshot, sessionId, '10.0.0.1', clock.now() + SESSION_TIMEOUT_MS - 1)).toHaveProperty('session');
+    expect(checkSession(snapshot, sessionId, '10.0.0.1', clock.now() + SESSION_TIMEOUT_MS)).toEqual({ code: 1004 });
+    expect(checkSession(snapshot, sessionId, '10.0.0.2', clock.now() + SESSION_TIMEOUT_MS)).toEqual({ code: 1004 }); // timed out before the address counts
+  });
+
   test('activity recorded out of order never moves the deadline back', () => {
     const { actor, clock, login } = start();
     const { sessionId } = login();
@@ -156,6 +165,20 @@ describe('inactivity timeout', () => {
     actor.send({ type: 'LOGOUT', sessionId });
     expect(actor.getSnapshot().matches({ login: 'loggedOut' })).toBe(true);
     expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.1', clock.now())).toEqual({ code: 1003 });
+  });
+
+  test('a second login while a session is active restarts the 60 s for the new session', () => {
+    const { actor, clock, login } = start();
+    login();
+    clock.increment(SESSION_TIMEOUT_MS / 2);
+    const { sessionId } = login({ address: '10.0.0.2' });
+    clock.increment(SESSION_TIMEOUT_MS / 2); // the first session's deadline
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    expect(checkSession(actor.getSnapshot(), sessionId, '10.0.0.2', clock.now())).toHaveProperty('session');
+    clock.increment(SESSION_TIMEOUT_MS / 2 - 1);
+    expect(actor.getSnapshot().matches({ login: 'active' })).toBe(true);
+    clock.increment(1);
+    expect(actor.getSnapshot().matches({ login: 'expired' })).toBe(true);
   });
 
   test('a login after expiry starts a fresh session', () => {
@@ -228,6 +251,17 @@ describe('throttle', () => {
     expect(login().outcome).toBe('throttled');
     clock.increment(1);
     expect(login().outcome).toBe('success');
+  });
+
+  test('the record of failures stays bounded over many windows: failures older than the window are dropped', () => {
+    const { actor, clock, login } = start();
+    for (let window = 0; window < 5; window++) {
+      for (let i = 0; i < MAX_FAILED_LOGINS_TOTAL - 1; i++) login({ password: 'bad', address: `10.5.${window}.${Math.floor(i / (MAX_FAILED_LOGINS - 1))}` });
+      expect(actor.getSnapshot().context.failures.length).toBeLessThanOrEqual(MAX_FAILED_LOGINS_TOTAL);
+      clock.increment(FAILURE_WINDOW_MS);
+    }
+    login({ password: 'bad' });
+    expect(actor.getSnapshot().context.failures).toEqual([{ address: '10.0.0.1', at: clock.now() }]);
   });
 
   test('failures spread beyond the window do not lock', () => {

@@ -14,6 +14,7 @@ import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
+import { ChargePointSpec, type ChargeInput, type ChargeObservation } from './invariants.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
 
@@ -29,8 +30,9 @@ import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
 const AUTH_TIMEOUT_MS = 30_000;
 const PILOTS: PilotLevel[] = ['a', 'b', 'c', 'd', 'e', 'f'];
 const TAG_IDS: Record<string, string> = { K: KNOWN, O: OTHER, U: UNKNOWN };
+const LIMITS = [null, 6, 0];
 
-/** The events of the model: bounded variants of every input, so the graph is finite (320 context states). */
+/** The events of the model: bounded variants of every input, so the graph is finite (480 context states). */
 function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
   const { context } = s;
   const events: ChargeEvent[] = [
@@ -41,7 +43,8 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
     { type: 'SETTINGS', settings: { freeCharging: !context.settings.freeCharging } },
     { type: 'SETTINGS', settings: { chargingEnabled: !context.settings.chargingEnabled } },
     { type: 'SETTINGS', settings: { ventilationAvailable: !context.settings.ventilationAvailable } },
-    { type: 'LOAD_LIMIT', amps: context.loadLimitA === null ? 0 : null },
+    // Load management: none, exactly the 6 A IEC 61851-1 allows as the least, or 0.
+    ...LIMITS.filter((amps) => amps !== context.loadLimitA).map((amps): ChargeEvent => ({ type: 'LOAD_LIMIT', amps })),
     { type: 'FAULT', fault: 'overtemperature', active: !context.faults.includes('overtemperature') },
   ];
   // A stop commanded by the central system (executed as OCPP RemoteStopTransaction).
@@ -58,7 +61,7 @@ const serializeState = (s: ChargeCycleSnapshot) => JSON.stringify([s.value, { ..
 
 /** Transitions no path can take, with the reason (none: a fault present at start takes the rule any fault takes). */
 const UNREACHABLE: Record<string, string> = {};
-const { paths } = planPaths(chargeCycleMachine, { events: modelEvents, input: {}, serializeState, unreachable: UNREACHABLE });
+const { paths, candidates } = planPaths(chargeCycleMachine, { events: modelEvents, input: {}, serializeState, unreachable: UNREACHABLE });
 
 /** Deliberately broken devices and timers (MBT_BREAK), to show the suite catches real faults. */
 const BREAKS: Record<string, (hw: ChargePointHardware, clock: ManualClock) => ChargePointHardware> = {
@@ -128,6 +131,28 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   }
 }
 
+/** A model event as the outside world sees it, for the independent oracle (invariants.ts). */
+function inputOf(event: ChargeEvent): ChargeInput {
+  switch (event.type) {
+    case 'PILOT':
+      return { kind: 'pilot', level: event.level };
+    case 'TAG':
+      return { kind: 'tag', id: TAG_IDS[event.id]!, whitelisted: event.id !== 'U' };
+    case 'SETTINGS': {
+      const [name, on] = Object.entries(event.settings)[0]!;
+      return { kind: 'setting', name: name === 'ventilationAvailable' ? 'ventilation' : (name as 'freeCharging' | 'chargingEnabled'), on: Boolean(on) };
+    }
+    case 'LOAD_LIMIT':
+      return { kind: 'loadLimit', amps: event.amps };
+    case 'FAULT':
+      return { kind: 'overtemperature', on: event.active };
+    case 'STOP':
+      return { kind: 'stop' };
+    default:
+      return { kind: 'wait' };
+  }
+}
+
 function describePath(path: ModelPath<ChargeEvent>): string {
   return path.steps
     .slice(1)
@@ -161,6 +186,25 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       let readingUntil = Number.NEGATIVE_INFINITY;
       let beeps = await c.beeps();
       let completed = 0;
+      const spec = new ChargePointSpec({ maxCurrentA: 16, authTimeoutMs: AUTH_TIMEOUT_MS });
+      /** What the oracle sees after a step: the plant, the running and completed transactions, the beeps of the step. */
+      const observe = async (): Promise<ChargeObservation> => {
+        const { plant } = await c.view();
+        const { transaction } = await c.state();
+        const done = (await c.api('GET', '/v1/transactions')).json as { consumption: number; tagId?: string }[];
+        const sounded = plant.beeps - beeps;
+        const kind = plant.lastBeep?.ms === 150 ? 'accept' : 'refuse';
+        return {
+          at: c.h.clock.now(),
+          contactorClosed: plant.contactorClosed,
+          cableLocked: plant.cableLocked,
+          pwmA: plant.pwmCurrentA,
+          meterWh: plant.energyWh,
+          transaction: transaction ? { consumption: transaction.consumption, ...(transaction.tagId ? { tagId: transaction.tagId } : {}) } : null,
+          completed: done.map((t) => ({ consumption: t.consumption, ...(t.tagId ? { tagId: t.tagId } : {}) })),
+          feedback: Array.from({ length: sounded }, () => kind),
+        };
+      };
       const check = async (label: string) => {
         const meta = stateMeta(model);
         const state = await c.state();
@@ -182,13 +226,16 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
         expect({ at: label, transaction: state.transaction !== undefined }).toEqual({ at: label, transaction: model.matches({ operative: { session: 'transaction' } }) });
         expect({ at: label, completed: (await c.api('GET', '/v1/transactions')).json.length }).toEqual({ at: label, completed });
       };
+      expect({ at: 'start', broken: spec.start(await observe()) }).toEqual({ at: 'start', broken: [] });
       await check('start');
       for (const [i, step] of path.steps.slice(1).entries()) {
         const [next, actions] = transition(chargeCycleMachine, model, step.event);
+        const from = c.h.clock.now();
         await execute(c, step.event);
+        const label = `step ${i + 1}: ${JSON.stringify(step.event)}`;
+        expect({ at: label, broken: spec.step(inputOf(step.event), from, await observe()) }).toEqual({ at: label, broken: [] });
         if (step.event.type === 'TAG') readingUntil = c.h.clock.now() + READING_DISPLAY_MS;
         model = next;
-        const label = `step ${i + 1}: ${JSON.stringify(step.event)}`;
         const types = actions.map((a) => a.type);
         const feedback = types.filter((t) => t === 'acceptTag' || t === 'refuseTag');
         completed += types.filter((t) => t === 'stopTransaction').length;
@@ -202,6 +249,67 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       await c.h.stop();
       if (central) await (c as OcppCharger).csms.close();
     }
+  });
+});
+
+/** Clock time the executor gives each event (the CP debounce step, a temperature poll, the timers). */
+function durationOf(event: ChargeEvent): number {
+  const type = event.type as string;
+  if (type.startsWith('xstate.after.authTimeout')) return AUTH_TIMEOUT_MS;
+  if (type.startsWith('xstate.after.powerCut')) return POWER_CUT_DELAY_MS;
+  return event.type === 'PILOT' ? 50 : event.type === 'FAULT' ? 1000 : 0;
+}
+
+/**
+ * The same oracle over every candidate path (each reachable state and context, then each event possible there) on
+ * the machine alone: the outputs as the core drives them from the state tags (services/core/charge-point.ts: the
+ * cable locked also whenever the contactor is closed; PWM announcing the allowed current), the transactions and the
+ * feedback from the effects the machine names. Far more paths than the controller can run, in a second.
+ */
+describe(`charge cycle alone against the oracle, ${candidates.length} paths`, () => {
+  it('breaks no invariant', () => {
+    const failures: string[] = [];
+    for (const path of candidates) {
+      let model = path.steps[0]!.state as ChargeCycleSnapshot;
+      let at = 0;
+      let tx: { tagId?: string } | null = null;
+      const completed: { consumption: number; tagId?: string }[] = [];
+      const observe = (feedback: ('accept' | 'refuse')[]): ChargeObservation => {
+        const contactor = model.hasTag('contactor');
+        return {
+          at,
+          contactorClosed: contactor,
+          cableLocked: model.hasTag('locked') || contactor,
+          pwmA: model.hasTag('pwm') ? allowedCurrentA(model.context) : null,
+          meterWh: 0,
+          transaction: tx ? { consumption: 0, ...tx } : null,
+          completed: [...completed],
+          feedback,
+        };
+      };
+      const spec = new ChargePointSpec({ maxCurrentA: 16, authTimeoutMs: AUTH_TIMEOUT_MS });
+      const broken = [spec.start(observe([]))];
+      for (const step of path.steps.slice(1)) {
+        const [next, actions] = transition(chargeCycleMachine, model, step.event);
+        const from = at;
+        at += durationOf(step.event);
+        model = next;
+        const feedback: ('accept' | 'refuse')[] = [];
+        for (const action of actions) {
+          const params = action.params as { tagId?: string } | undefined;
+          if (action.type === 'stopTransaction' && tx) {
+            completed.push({ consumption: 0, ...tx });
+            tx = null;
+          }
+          if (action.type === 'startTransaction') tx = params?.tagId !== undefined ? { tagId: TAG_IDS[params.tagId]! } : {};
+          if (action.type === 'acceptTag') feedback.push('accept');
+          if (action.type === 'refuseTag') feedback.push('refuse');
+        }
+        broken.push(spec.step(inputOf(step.event), from, observe(feedback)));
+      }
+      if (broken.some((b) => b.length > 0)) failures.push(`${describePath(path)}: ${broken.map((b, i) => b.map((r) => `step ${i}: ${r}`)).flat().join('; ')}`);
+    }
+    expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths break an invariant`).toEqual([]);
   });
 });
 

@@ -52,11 +52,13 @@ function replay<E extends EventObject>(machine: AnyStateMachine, path: ModelPath
 /**
  * Shortest paths to every reachable (state, context) of the model, reduced greedily to a set that still takes every
  * transition of the table and reaches every atomic state, except those listed as `unreachable` with a reason.
+ * `candidates`: every path before the reduction (each reachable (state, context), then each event possible there),
+ * for checks on the machine alone, which are cheap enough to take them all.
  */
 export function planPaths<E extends EventObject>(
   machine: AnyStateMachine,
   opts: { events: (snapshot: any) => E[]; input?: unknown; serializeState?: (s: any) => string; unreachable?: Record<string, string> },
-): { paths: ModelPath<E>[]; planned: { keys: Set<string>; states: Set<string> } } {
+): { paths: ModelPath<E>[]; planned: { keys: Set<string>; states: Set<string> }; candidates: ModelPath<E>[] } {
   const all = getShortestPaths(machine, {
     events: opts.events,
     input: opts.input,
@@ -81,7 +83,7 @@ export function planPaths<E extends EventObject>(
   };
   for (const k of needKeys) if (!keys.has(k)) { const r = replays.find((x) => x.keys.has(k)); if (r) take(r); }
   for (const s of needStates) if (!states.has(s)) { const r = replays.find((x) => x.states.has(s)); if (r) take(r); }
-  return { paths: chosen.map((c) => c.path), planned: { keys, states } };
+  return { paths: chosen.map((c) => c.path), planned: { keys, states }, candidates: extended };
 }
 
 /** What the controller's actors did while the paths ran: transitions taken and atomic states reached, per actor id. */

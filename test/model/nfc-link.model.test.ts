@@ -11,6 +11,7 @@ import { MLE, nlenOf, type Type4State } from '../../machines/type4-tag.js';
 import { settle, type ManualClock } from '../clock.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 import { parseAnswer } from '../nfc/nfc.js';
+import { Type4TagSpec } from './invariants.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 
 /**
@@ -247,6 +248,9 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
     /** What the answer in the file answers. */
     let stored: { kind: Kind; refused: boolean } | undefined;
     let consumed = { ANSWER: 0, REFUSED: 0 };
+    /** The independent oracle of each response APDU (invariants.ts), and the command it answers. */
+    const t4t = new Type4TagSpec();
+    let lastCommand: Uint8Array | undefined;
     const until = async (cond: () => boolean, what: string) => {
       for (let i = 0; i < 300 && !cond(); i++) await settle(1);
       if (!cond()) throw new Error(`the controller never got to: ${what}`);
@@ -278,6 +282,8 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
         const type = event.type as string;
         const before = model;
         if (type === 'PHONE.ACTIVATED') {
+          t4t.activated();
+          t4t.fileRewritten(); // a new link starts with an empty file; a returning phone may find its unread answer
           if (h.controller.nfc.rfidMode() !== 'hybrid') await setRfidMode(1);
           if (phone && !phone.gone) phone.leave();
           const activations = observer.count('PHONE.ACTIVATED');
@@ -295,6 +301,7 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
           await setRfidMode(0);
         } else if (type === 'APDU') {
           const real = realApdu(event, model);
+          lastCommand = real;
           event = { ...event, apdu: real } as ModelEvent;
           if (event.name?.startsWith('UPDATE NLEN') && event.kind) {
             lastCommit = event.kind;
@@ -350,8 +357,11 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
         if (sent) {
           await until(() => inflight?.done === true, 'the response reaching the phone');
           expect({ at, response: hex(inflight!.response) }).toEqual({ at, response: hex(model.context.reply) });
+          expect({ at, broken: t4t.answer(lastCommand!, inflight!.response!) }).toEqual({ at, broken: [] });
           inflight = undefined;
         }
+        // The controller put an answer, a refusal or an empty NLEN in the file.
+        if (type === 'ANSWER' || type === 'REFUSED' || type === DEADLINE.type) t4t.fileRewritten();
         const phoneThere = model.matches({ established: { phone: 'activated' } }) || model.matches({ established: { phone: 'selected' } });
         if (phoneThere && !model.matches({ established: { exchange: { pending: 'held' } } })) await until(() => phone!.awaitingCommand, 'the chip waiting for the phone');
         await settle(3);
@@ -390,8 +400,17 @@ describe('NFC link transitions unreachable through the reader, on the machine al
     actor.send({ type: 'PHONE.ACTIVATED' });
     actor.send({ type: 'APDU', apdu: SELECT_APP });
     if (key.startsWith('established.phone.selected')) {
+      actor.send({ type: 'APDU', apdu: SELECT_NDEF });
       actor.send({ type: 'PHONE.ACTIVATED' });
       expect(actor.getSnapshot().matches({ established: { phone: 'activated' } })).toBe(true);
+      // A new activation: nothing selected (69 86), the application first (6A 82), as the oracle expects too.
+      const t4t = new Type4TagSpec();
+      t4t.activated();
+      for (const [command, answer] of [[READ_NLEN, '6986'], [SELECT_CC, '6a82']] as const) {
+        actor.send({ type: 'APDU', apdu: command });
+        expect(hex(actor.getSnapshot().context.reply)).toBe(answer);
+        expect(t4t.answer(command, actor.getSnapshot().context.reply)).toEqual([]);
+      }
     } else {
       actor.send({ type: 'APDU', apdu: SELECT_NDEF });
       actor.send({ type: 'APDU', apdu: writeBody(PLANNED_REQUEST.F) });
@@ -401,6 +420,36 @@ describe('NFC link transitions unreachable through the reader, on the machine al
     }
     expect([...taken]).toContain(key);
     actor.stop();
+  });
+});
+
+/**
+ * The oracle over every candidate path (each reachable state and abstract context, then each event possible there)
+ * on the machine alone: every response APDU the link sends is a valid answer to the command it answers.
+ */
+describe(`NFC link alone against the ISO 7816-4 / T4T oracle, ${planned.candidates.length} paths`, () => {
+  test('every response APDU answers its command', () => {
+    const failures: string[] = [];
+    for (const path of planned.candidates) {
+      let model = path.steps[0]!.state as LinkSnapshot;
+      const t4t = new Type4TagSpec();
+      let command: Uint8Array | undefined;
+      const broken: string[] = [];
+      for (const step of path.steps.slice(1)) {
+        const event = step.event as ModelEvent;
+        if (event.type === 'PHONE.ACTIVATED') {
+          t4t.activated();
+          t4t.fileRewritten();
+        }
+        if (event.type === 'APDU') command = event.apdu;
+        const [next, actions] = transition(nfcLinkMachine, model, event as never);
+        model = next;
+        if (actions.some((a) => a.type === 'respond') && model.context.reply !== null) broken.push(...t4t.answer(command!, model.context.reply));
+        if (event.type === 'ANSWER' || event.type === 'REFUSED' || event.type === DEADLINE.type || event.type === 'PHONE.RELEASED') t4t.fileRewritten();
+      }
+      if (broken.length) failures.push(`${describePath(path as ModelPath<ModelEvent>)}: ${broken.join('; ')}`);
+    }
+    expect(failures.slice(0, 5), `${failures.length} of ${planned.candidates.length} paths`).toEqual([]);
   });
 });
 

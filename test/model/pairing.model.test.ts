@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, test } from 'vitest';
 import { transition } from 'xstate';
 import { PAIRING_DURATION_MS, pairingMachine, type PairingEvent, type PairingSnapshot } from '../../machines/pairing.js';
 import { KNOWN, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
+import { PairingSpec } from './invariants.js';
 import { CoverageRecorder, planPaths, writeReport } from './model.js';
 
 /**
@@ -23,7 +24,7 @@ function modelEvents(s: PairingSnapshot): PairingEvent[] {
   return events;
 }
 
-const { paths } = planPaths(pairingMachine, { events: modelEvents });
+const { paths, candidates } = planPaths(pairingMachine, { events: modelEvents });
 const coverage = new CoverageRecorder();
 
 async function execute(c: Charger, event: PairingEvent): Promise<number | undefined> {
@@ -47,17 +48,24 @@ describe(`pairing, ${paths.length} generated paths`, () => {
     try {
       let model = path.steps[0]!.state as PairingSnapshot;
       let beeps = await c.beeps();
+      const spec = new PairingSpec();
       for (const [i, step] of path.steps.slice(1).entries()) {
         const [next, actions] = transition(pairingMachine, model, step.event);
+        const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
+        const from = c.h.clock.now();
         const status = await execute(c, step.event);
         model = next;
-        const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
-        if (step.event.type === 'ENABLE') expect({ at, status }).toEqual({ at, status: model.context.lastEnable === 'enabled' ? 200 : 500 });
+        if (step.event.type === 'ENABLE') {
+          expect({ at, status }).toEqual({ at, status: model.context.lastEnable === 'enabled' ? 200 : 500 });
+          expect({ at, broken: spec.enable(step.event.chargePointIdle, from, status!) }).toEqual({ at, broken: [] });
+        }
         const res = await c.api('GET', '/v1/whitelist/pairing');
         expect({ at, status: res.status, id: res.json.id }).toEqual({ at, status: model.context.tag ? 200 : 500, id: model.context.tag?.id });
         const expectedBeeps = actions.filter((a) => a.type === 'beep').reduce((n, a) => n + (a.params as { count: number }).count, 0);
         const plant = (await c.view()).plant;
         expect({ at, beeps: plant.beeps - beeps }).toEqual({ at, beeps: expectedBeeps });
+        if (step.event.type === 'TAG') expect({ at, broken: spec.tagRead(step.event.id, step.event.known, from, plant.beeps - beeps) }).toEqual({ at, broken: [] });
+        expect({ at, broken: spec.paired(c.h.clock.now(), res.status, res.json.id) }).toEqual({ at, broken: [] });
         beeps = plant.beeps;
         const state = await c.state();
         expect({ at, charge: [state.systemState, state.authState] }).toEqual({ at, charge: ['idle', 'not_authorized_for_charging'] });
@@ -65,6 +73,31 @@ describe(`pairing, ${paths.length} generated paths`, () => {
     } finally {
       await c.h.stop();
     }
+  });
+});
+
+/** The oracle over every candidate path on the machine alone (the answers and beeps as the controller derives them). */
+describe(`pairing alone against the oracle, ${candidates.length} paths`, () => {
+  test('breaks no invariant', () => {
+    const failures: string[] = [];
+    for (const path of candidates) {
+      let model = path.steps[0]!.state as PairingSnapshot;
+      const spec = new PairingSpec();
+      let now = 0;
+      const broken: string[] = [];
+      for (const step of path.steps.slice(1)) {
+        const event = step.event;
+        if ((event.type as string).startsWith('xstate.after')) now += PAIRING_DURATION_MS;
+        const [next, actions] = transition(pairingMachine, model, event);
+        model = next;
+        const beeps = actions.filter((a) => a.type === 'beep').reduce((n, a) => n + (a.params as { count: number }).count, 0);
+        if (event.type === 'ENABLE') broken.push(...spec.enable(event.chargePointIdle, now, model.context.lastEnable === 'enabled' ? 200 : 500));
+        if (event.type === 'TAG') broken.push(...spec.tagRead(event.id, event.known, now, beeps));
+        broken.push(...spec.paired(now, model.context.tag ? 200 : 500, model.context.tag?.id));
+      }
+      if (broken.length) failures.push(`${path.steps.slice(1).map((s) => JSON.stringify(s.event)).join(' → ')}: ${broken.join('; ')}`);
+    }
+    expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths`).toEqual([]);
   });
 });
 

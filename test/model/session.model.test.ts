@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, test } from 'vitest';
 import { transition } from 'xstate';
 import { loginProof } from '../../machines/secrets.js';
-import { sessionMachine, type SessionEvent, type SessionSnapshot } from '../../machines/session.js';
+import { checkSession, sessionMachine, type SessionEvent, type SessionSnapshot } from '../../machines/session.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
+import { SessionSpec } from './invariants.js';
 import { CoverageRecorder, planPaths, writeReport } from './model.js';
 
 /**
@@ -61,7 +62,7 @@ function modelEvents(s: SessionSnapshot): SessionEvent[] {
   return events;
 }
 
-const { paths } = planPaths(sessionMachine, { events: modelEvents });
+const { paths, candidates } = planPaths(sessionMachine, { events: modelEvents });
 const coverage = new CoverageRecorder();
 
 interface Real {
@@ -74,13 +75,20 @@ interface Real {
   base: number;
 }
 
-async function execute(h: Harness, real: Real, before: SessionSnapshot, after: SessionSnapshot, event: SessionEvent): Promise<void> {
+/** A model login as the independent oracle sees it (invariants.ts). */
+function attemptOf(event: ModelLogin, address: string, at: number, sessionId?: string) {
+  const { password, token } = event.model;
+  return { address, token: token === 'none' ? null : token, passwordRight: password === OPERATOR_PASSWORD, accountExists: event.account !== null, at, ...(sessionId ? { sessionId } : {}) };
+}
+
+async function execute(h: Harness, real: Real, spec: SessionSpec, before: SessionSnapshot, after: SessionSnapshot, event: SessionEvent): Promise<void> {
   const type = event.type as string;
   const at = `${JSON.stringify({ ...event, model: undefined })}`;
   if (type.startsWith('xstate.after.inactivity')) return h.clock.advance(real.base + before.context.timerDueAt - h.clock.now());
   switch (event.type) {
     case 'TOKEN.ISSUE':
       real.tokens[event.token] = (await h.http('GET', '/v1/login', { from: REAL_ADDRESS[event.address] })).json.token;
+      spec.token(REAL_ADDRESS[event.address]!, event.token);
       return;
     case 'LOGIN': {
       const { password, token } = (event as ModelLogin).model;
@@ -88,6 +96,7 @@ async function execute(h: Harness, real: Real, before: SessionSnapshot, after: S
       const from = REAL_ADDRESS[event.address]!;
       const res = await h.http('POST', '/v1/login', { body: { username, password: loginProof(password, real.tokens[token] ?? 'no-such-token') }, from });
       expect({ at, status: res.status }).toEqual({ at, status: after.context.lastLogin === 'success' ? 200 : 401 });
+      expect({ at, broken: spec.login(attemptOf(event as ModelLogin, from, h.clock.now(), res.json?.session?.id), res.status) }).toEqual({ at, broken: [] });
       if (res.status === 200) {
         real.session = res.json.session.id;
         real.sessionAddress = from;
@@ -95,15 +104,19 @@ async function execute(h: Harness, real: Real, before: SessionSnapshot, after: S
       }
       return;
     }
-    case 'ACTIVITY':
+    case 'ACTIVITY': {
       await h.clock.advance(real.base + event.at - h.clock.now());
-      expect((await h.http('GET', '/v1/messages', { session: real.session!, from: real.sessionAddress })).status).toBe(200);
+      const res = await h.http('GET', '/v1/messages', { session: real.session!, from: real.sessionAddress });
+      expect(res.status).toBe(200);
+      expect({ at, broken: spec.call(real.session!, real.sessionAddress, h.clock.now(), res.status === 200 ? 0 : res.json.code) }).toEqual({ at, broken: [] });
       return;
+    }
     case 'LOGOUT': {
       const id = event.sessionId === 'S' ? real.session! : '00000000-0000-4000-8000-000000000000';
       const res = await h.http('POST', '/v1/logout', { session: id, from: real.sessionAddress });
       const expected = event.sessionId === 'S' && before.matches({ login: 'active' }) ? 204 : 401;
       expect({ at, status: res.status }).toEqual({ at, status: expected });
+      expect({ at, broken: spec.logout(id, real.sessionAddress, h.clock.now(), res.status) }).toEqual({ at, broken: [] });
       return;
     }
   }
@@ -126,16 +139,23 @@ describe(`session, ${paths.length} generated paths`, () => {
       const h = await startHarness({ inspect: coverage.inspect });
       try {
         const real: Real = { tokens: {}, session: null, sessionAddress: REAL_ADDRESS.A!, base: h.clock.now() };
+        const spec = new SessionSpec();
         let model = path.steps[0]!.state as SessionSnapshot;
         for (const [i, step] of path.steps.slice(1).entries()) {
           const [next] = transition(sessionMachine, model, step.event);
-          await execute(h, real, model, next, step.event);
+          await execute(h, real, spec, model, next, step.event);
           model = next;
+          const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
           if (real.session) {
             const probe = await h.http('GET', '/v1/system_state', { session: real.session, from: '127.0.0.2' });
             const expected = model.matches({ login: 'active' }) ? 1005 : model.matches({ login: 'expired' }) ? 1004 : 1003;
-            const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
             expect({ at, code: probe.json.code }).toEqual({ at, code: expected });
+            expect({ at, broken: spec.call(real.session, '127.0.0.2', h.clock.now(), probe.json.code) }).toEqual({ at, broken: [] });
+          }
+          // One session at a time: every session a later login replaced (or a logout ended) is gone.
+          for (const gone of spec.endedSessions()) {
+            const probe = await h.http('GET', '/v1/system_state', { session: gone, from: '127.0.0.2' });
+            expect({ at, gone, code: probe.json.code }).toEqual({ at, gone, code: 1003 });
           }
         }
       } finally {
@@ -143,6 +163,66 @@ describe(`session, ${paths.length} generated paths`, () => {
       }
     },
   );
+});
+
+/**
+ * The oracle over every candidate path on the machine alone, with the API's session check (checkSession) and each
+ * login's outcome as the controller answers them; times as the executor lets them pass (a login now, the call 30 s
+ * after the latest login, the inactivity timer when due); each login gets its own session id.
+ */
+describe(`session alone against the oracle, ${candidates.length} paths`, () => {
+  test('breaks no invariant', () => {
+    const failures: string[] = [];
+    const code = (s: SessionSnapshot, id: string, address: string, now: number) => {
+      const r = checkSession(s, id, address, now);
+      return 'session' in r ? 0 : r.code;
+    };
+    for (const path of candidates) {
+      let model = path.steps[0]!.state as SessionSnapshot;
+      const spec = new SessionSpec();
+      let now = 0;
+      let base = 0;
+      let logins = 0;
+      let current = 'S0';
+      const broken: string[] = [];
+      for (const step of path.steps.slice(1)) {
+        let event = step.event;
+        const type = event.type as string;
+        if (type.startsWith('xstate.after.inactivity')) now = model.context.timerDueAt;
+        if (event.type === 'TOKEN.ISSUE') spec.token(event.address, event.token);
+        if (event.type === 'LOGIN') event = { ...event, sessionId: `S${++logins}`, at: now };
+        if (event.type === 'ACTIVITY') {
+          now = base + event.at;
+          const c = code(model, current, model.context.session?.address ?? '', now);
+          broken.push(...spec.call(current, model.context.session?.address ?? '', now, c));
+          if (c !== 0) continue;
+          event = { ...event, sessionId: current, at: now };
+        }
+        if (event.type === 'LOGOUT') {
+          const id = event.sessionId === 'S' ? current : 'X';
+          const address = model.context.session?.address ?? '';
+          const ok = code(model, id, address, now) === 0;
+          broken.push(...spec.logout(id, address, now, ok ? 204 : 401));
+          if (!ok) continue;
+          event = { ...event, sessionId: id };
+        }
+        const [next] = transition(sessionMachine, model, event);
+        model = next;
+        if (event.type === 'LOGIN') {
+          const success = model.context.lastLogin === 'success';
+          broken.push(...spec.login(attemptOf(step.event as ModelLogin, event.address, now, success ? event.sessionId : undefined), success ? 200 : 401));
+          if (success) {
+            current = event.sessionId;
+            base = now;
+          }
+        }
+        if (logins > 0) broken.push(...spec.call(current, 'probe', now, code(model, current, 'probe', now)));
+        for (const gone of spec.endedSessions()) if (code(model, gone, 'probe', now) !== 1003) broken.push(`session ${gone} not gone`);
+      }
+      if (broken.length) failures.push(`${path.steps.slice(1).map((s) => stepName(s.event as SessionEvent)).join(' → ')}: ${broken.join('; ')}`);
+    }
+    expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths`).toEqual([]);
+  });
 });
 
 afterAll(() => {
