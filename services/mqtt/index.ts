@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import mqtt, { type MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import type { MqttActor } from '../../machines/controller.js';
 import type { MqttContext } from '../../machines/mqtt.js';
 import type { ChargingService } from '../charging.js';
@@ -199,7 +199,29 @@ export function createMqttService(deps: MqttDeps) {
     });
   }
 
+  /** MQTT.js, loaded for the first connection: a controller without a broker does not carry it (about 5 MB). */
+  let connectClient: (typeof import('mqtt'))['connect'] | undefined;
+  /** Each open() gets a number; close and drop end it, so a library arriving late opens nothing. */
+  let attempt = 0;
+
   function open(): void {
+    const mine = ++attempt;
+    if (connectClient) return connect();
+    track(
+      import('mqtt').then(
+        (lib) => {
+          connectClient = lib.connect;
+          if (mine === attempt) connect();
+        },
+        (err: Error) => {
+          logger.error({ err: err.message }, 'MQTT: the MQTT client library cannot be loaded');
+          if (mine === attempt) send({ type: 'CONNECT_FAILED' });
+        },
+      ),
+    );
+  }
+
+  function connect(): void {
     const next = options;
     track(retire(link, next));
     let ca: Buffer | undefined;
@@ -212,7 +234,7 @@ export function createMqttService(deps: MqttDeps) {
     }
     let client: MqttClient;
     try {
-      client = mqtt.connect(next.url, {
+      client = connectClient!(next.url, {
         clientId: next.clientId,
         ...(next.username ? { username: next.username } : {}),
         ...(next.password ? { password: next.password } : {}),
@@ -301,8 +323,12 @@ export function createMqttService(deps: MqttDeps) {
   /** The effects the MQTT actor names (mqttMachine.provide({ actions })). */
   const actions = {
     open,
-    close: () => track(retire(link)),
+    close: () => {
+      attempt++;
+      track(retire(link));
+    },
     drop: () => {
+      attempt++;
       const l = link;
       link = undefined;
       if (l) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createRPCError, RPCClient } from 'ocpp-rpc';
+import type { RPCClient } from 'ocpp-rpc';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 
@@ -95,6 +95,11 @@ export function maskSecrets(text: string): string {
  * success), and WebSocket ping/pong on the actor clock: a ping not answered by the next ping closes the connection
  * (a dead link is never shown as connected).
  */
+/** ocpp-rpc with its schema validators, loaded for the first connection: a controller without a central system does
+ * not carry it (about 5 MB of heap). */
+let rpcLibrary: Promise<typeof import('ocpp-rpc')> | undefined;
+const loadRpc = () => (rpcLibrary ??= import('ocpp-rpc'));
+
 export function createTransport(o: TransportOptions, handler: CallHandler, events: TransportEvents) {
   let client: RPCClient | undefined;
   let pingTimer: unknown;
@@ -133,61 +138,18 @@ export function createTransport(o: TransportOptions, handler: CallHandler, event
     /** Opens the connection; reports `opened` or `failed`, and later `closed`. */
     open(): void {
       const gen = ++generation;
-      const ca = o.caFile ? readFileSync(o.caFile) : undefined;
-      const c = new RPCClient({
-        endpoint: o.url.replace(/\/+$/, ''),
-        identity: o.identity,
-        protocols: ['ocpp1.6'],
-        strictMode: true,
-        reconnect: false,
-        pingIntervalMs: 0,
-        callTimeoutMs: CALL_TIMEOUT_MS,
-        respondWithDetailedErrors: false,
-        ...(o.password ? { password: o.password } : {}),
-        wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
-      } as never);
-      client = c;
-      c.handle(async ({ method, params }) => {
-        try {
-          return await handler(String(method), (params ?? {}) as Record<string, unknown>);
-        } catch (err) {
-          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
-          o.logger.error({ err, action: method }, 'OCPP: handling a call of the central system failed');
-          throw err;
-        }
-      });
-      c.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
-        if (gen !== generation) return;
-        const text = maskSecrets(message.toString());
-        o.logger.debug({ direction: outbound ? 'out' : 'in', frame: text }, 'OCPP frame');
-        o.frame?.(outbound ? 'out' : 'in', text);
-      });
-      c.on('ping', () => {
-        awaitingPong = false;
-      });
-      c.on('strictValidationFailure', ({ method, outbound, isCall, error }: { method?: string; outbound: boolean; isCall: boolean; error: Error }) => {
-        o.logger.error(
-          { action: method, direction: outbound ? 'out' : 'in', isCall, error: error.message },
-          'OCPP: a message failed the OCPP 1.6 JSON schema and was refused',
-        );
-      });
-      c.on('close', ({ code, reason }: { code?: number; reason?: string }) => {
-        if (gen !== generation) return;
-        stopPinging();
-        client = undefined;
-        events.closed(`code ${code ?? '?'}${reason ? `: ${reason}` : ''}`);
-      });
-      c.connect().then(
-        () => {
+      loadRpc().then(
+        (rpc) => {
           if (gen !== generation) return;
-          awaitingPong = false;
-          schedulePing(gen);
-          events.opened();
+          try {
+            connect(rpc, gen);
+          } catch (err) {
+            client = undefined;
+            events.failed((err as Error).message);
+          }
         },
-        (err: Error & { code?: number }) => {
-          if (gen !== generation) return;
-          client = undefined;
-          events.failed(err.code ? `HTTP ${err.code} ${err.message}` : err.message);
+        (err: Error) => {
+          if (gen === generation) events.failed(`the OCPP library cannot be loaded: ${err.message}`);
         },
       );
     },
@@ -207,6 +169,66 @@ export function createTransport(o: TransportOptions, handler: CallHandler, event
       void c?.close({ force: true }).catch(() => {});
     },
   };
+
+  function connect({ RPCClient, createRPCError }: typeof import('ocpp-rpc'), gen: number): void {
+    const ca = o.caFile ? readFileSync(o.caFile) : undefined;
+    const c = new RPCClient({
+      endpoint: o.url.replace(/\/+$/, ''),
+      identity: o.identity,
+      protocols: ['ocpp1.6'],
+      strictMode: true,
+      reconnect: false,
+      pingIntervalMs: 0,
+      callTimeoutMs: CALL_TIMEOUT_MS,
+      respondWithDetailedErrors: false,
+      ...(o.password ? { password: o.password } : {}),
+      wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
+    } as never);
+    client = c;
+    c.handle(async ({ method, params }) => {
+      try {
+        return await handler(String(method), (params ?? {}) as Record<string, unknown>);
+      } catch (err) {
+        if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
+        o.logger.error({ err, action: method }, 'OCPP: handling a call of the central system failed');
+        throw err;
+      }
+    });
+    c.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
+      if (gen !== generation) return;
+      const text = maskSecrets(message.toString());
+      o.logger.debug({ direction: outbound ? 'out' : 'in', frame: text }, 'OCPP frame');
+      o.frame?.(outbound ? 'out' : 'in', text);
+    });
+    c.on('ping', () => {
+      awaitingPong = false;
+    });
+    c.on('strictValidationFailure', ({ method, outbound, isCall, error }: { method?: string; outbound: boolean; isCall: boolean; error: Error }) => {
+      o.logger.error(
+        { action: method, direction: outbound ? 'out' : 'in', isCall, error: error.message },
+        'OCPP: a message failed the OCPP 1.6 JSON schema and was refused',
+      );
+    });
+    c.on('close', ({ code, reason }: { code?: number; reason?: string }) => {
+      if (gen !== generation) return;
+      stopPinging();
+      client = undefined;
+      events.closed(`code ${code ?? '?'}${reason ? `: ${reason}` : ''}`);
+    });
+    c.connect().then(
+      () => {
+        if (gen !== generation) return;
+        awaitingPong = false;
+        schedulePing(gen);
+        events.opened();
+      },
+      (err: Error & { code?: number }) => {
+        if (gen !== generation) return;
+        client = undefined;
+        events.failed(err.code ? `HTTP ${err.code} ${err.message}` : err.message);
+      },
+    );
+  }
 }
 
 export type Transport = ReturnType<typeof createTransport>;
