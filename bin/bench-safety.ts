@@ -173,7 +173,8 @@ export async function benchSafety(root: string): Promise<boolean> {
   let session = await setUp(base);
   reactionRows('a: idle', await alternating(base, session));
 
-  // The full-history list, alone: its first bytes and the whole of it.
+  // The full-history list, alone: its first bytes and the whole of it ((a) left the session idle past its 60 s).
+  session = await login(base);
   {
     const t0 = performance.now();
     const res = await fetch(`${base}/v1/transactions`, { headers: { authorization: session } });
@@ -195,14 +196,14 @@ export async function benchSafety(root: string): Promise<boolean> {
 
   const autocannon = loadAutocannon();
   const api = new Latencies();
-  const lists = new Latencies();
+  /** Full-history lists take seconds (beyond Latencies' 1 s range): kept as they are. */
+  const lists: number[] = [];
   const nfc = new Latencies();
   let apiResponses = 0;
   let apiBad = 0;
   let rssMax = rssMB(child.pid);
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMB(child.pid))), RSS_SAMPLE_MS);
   let runs: AutocannonRun[] = [];
-  session = await login(base); // (a) left the session idle past its 60 s
   const fromB = await alternating(base, session, async () => {
     runs = LOAD.map((kind) => {
       const run = autocannon({
@@ -219,7 +220,8 @@ export async function benchSafety(root: string): Promise<boolean> {
           api.record(ms);
           apiResponses++;
           if (status >= 300) apiBad++;
-        } else (kind.name === 'NFC requests' ? nfc : lists).record(ms);
+        } else if (kind.name === 'NFC requests') nfc.record(ms);
+        else lists.push(ms);
       });
       return run;
     });
@@ -235,7 +237,7 @@ export async function benchSafety(root: string): Promise<boolean> {
     { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
     { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
     ...LOAD.map((kind, i) => ({ figure: `(b) ${kind.name}: connections, responses`, measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}` })),
-    { figure: '(b) full-history list p50 / max', measured: `${lists.percentile(0.5).toFixed(0)} / ${lists.percentile(1).toFixed(0)} ms` },
+    { figure: '(b) full-history list p50 / max', measured: `${percentile(lists.sort((x, y) => x - y), 0.5).toFixed(0)} / ${(lists.at(-1) ?? NaN).toFixed(0)} ms` },
     { figure: '(b) NFC request p50 / p99', measured: `${nfc.percentile(0.5).toFixed(0)} / ${nfc.percentile(0.99).toFixed(0)} ms` },
   );
   const metrics = (await getJson(`${base}/metrics`)).text;

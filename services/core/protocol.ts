@@ -218,5 +218,13 @@ export const CORE_SYSTEM_ID = 'core';
 
 /** A thread sends a heartbeat this often … */
 export const HEARTBEAT_MS = 200;
+/**
+ * The core thread's nice value: when the CPU is short (the main thread busy with requests, other processes), the
+ * kernel runs this thread first, so its timers keep their deadlines. Only this thread is raised (Linux schedules
+ * threads one by one: setpriority(0) names the calling thread). It needs CAP_SYS_NICE or an RLIMIT_NICE that allows
+ * it (the service unit's LimitNICE); without either the core runs at the process's priority, which is logged.
+ */
+export const CORE_NICE = -10;
+
 /** … and the other side takes it as lost after this long without any message from it. */
 export const LIVENESS_TIMEOUT_MS = 1_000;

@@ -52,6 +52,8 @@ export interface CoreLocal {
   wrapHardware?: (hardware: ChargePointHardware, clock: Clock) => ChargePointHardware;
   /** Start as on real hardware: without the simulated plant (so without /sim). */
   withoutPlant?: boolean;
+  /** How the core thread's scheduling priority was set (services/core/worker.ts), logged once started. */
+  priority?: { nice: number } | { unchanged: string };
 }
 
 /** The port to the main thread: `parentPort` in the worker, one end of a MessageChannel on the main thread. */
@@ -127,6 +129,7 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
       start(message.start).then(
         (r) => {
           running = r;
+          if (local.priority) log.info(local.priority, 'nice' in local.priority ? 'charge-point core thread: raised scheduling priority' : 'charge-point core thread: scheduling priority not raised (needs CAP_SYS_NICE or RLIMIT_NICE)');
           startLiveness();
           post({ type: 'ready' });
           r.flush();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config.js';
 import { startController, type Controller } from '../../services/controller.js';
 import { CORE_LOST_EXIT_CODE } from '../../services/core/link.js';
-import { LIVENESS_TIMEOUT_MS } from '../../services/core/protocol.js';
+import { CORE_NICE, LIVENESS_TIMEOUT_MS } from '../../services/core/protocol.js';
 import { createLogger } from '../../services/logger.js';
 import { FAILED, httpRequest, OPERATOR_PASSWORD, type HttpResult } from '../harness.js';
 import { loginProof } from '../../machines/secrets.js';
@@ -78,6 +79,24 @@ describe('the controller with its core in the worker thread', () => {
     const metrics = (await http('GET', '/metrics')).text;
     expect(metrics).toMatch(/^safety_reaction_seconds_count\{reaction="contactor_open_on_pause"\} 1$/m);
     expect(metrics).toMatch(/^eventloop_delay_max_seconds\{thread="core"\} [0-9.e-]+$/m);
+  });
+
+  it('the core thread runs ahead of the main thread: its own nice value raised, or the reason logged', () => {
+    const line = logs.find((l) => l.includes('charge-point core thread'));
+    expect(line, 'the priority line').toBeDefined();
+    const logged = JSON.parse(line!) as { nice?: number; unchanged?: string };
+    // Linux: each thread's nice value, field 19 of /proc/self/task/<tid>/stat (after the parenthesised name).
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const nices = readdirSync('/proc/self/task').map(niceOf);
+    const main = niceOf(String(process.pid));
+    if (logged.nice !== undefined) {
+      expect(logged.nice).toBe(CORE_NICE);
+      expect(nices.filter((n) => n === CORE_NICE)).toHaveLength(1); // the core thread alone
+      expect(main).not.toBe(CORE_NICE);
+    } else {
+      expect(logged.unchanged).toMatch(/^E[A-Z]+$/);
+      expect(nices).not.toContain(CORE_NICE);
+    }
   });
 
   it('the self-driven EV switches on its own, timed in the core: every switch to B is a measured reaction', async () => {
