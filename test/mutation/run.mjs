@@ -38,6 +38,8 @@ export const TARGETS = {
   'machines/charge-cycle.ts': [
     LOAD,
     'test/machines/charge-cycle.test.ts',
+    'test/machines/charge-cycle-priority.test.ts',
+    'test/machines/charge-cycle-rules.test.ts',
     'test/charging/cycle.test.ts',
     'test/model/charge-cycle.model.test.ts',
   ],
