@@ -1,4 +1,4 @@
-// `npm run mutation [-- <target>…] [--concurrency N] [--incremental]`: Stryker over each target file with the tests
+// `npm run mutation [-- <target>…] [--concurrency N] [--incremental] [--force] [--lines <from>-<to>]`: Stryker over each target file with the tests
 // that exercise it (TARGETS below), one Stryker run per target, then one merged report in test-results/mutation/
 // (mutation.json, index.html, summary.json) and a score table. Without targets: every target, the charge cycle last.
 // A target may be named by its path or by a part of it (`frame`, `charge-cycle`). See docs/testing.md.
@@ -52,12 +52,23 @@ const option = (name) => {
   const [, value] = args.splice(i, 2);
   return value;
 };
-const incremental = args.includes('--incremental');
-if (incremental) args.splice(args.indexOf('--incremental'), 1);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const incremental = flag('--incremental');
+// Retests every mutant in scope, also those the incremental state would keep. Needed for a static mutant (one reached
+// while a module loads: a constant) after a test was added for it: its coverage is not per test, so Stryker's
+// incremental mode does not see the new test as covering it.
+const force = flag('--force');
+// Only the mutants on these lines of the (one) target, e.g. `--lines 150-166`; with --incremental the others keep
+// their last result.
+const lines = option('--lines');
 const concurrency = option('--concurrency') ?? process.env.MUTATION_CONCURRENCY ?? '2';
 const unknown = args.find((a) => a.startsWith('--'));
 if (unknown) {
-  console.error(`unknown option ${unknown}: npm run mutation -- [target…] [--concurrency N] [--incremental]`);
+  console.error(`unknown option ${unknown}: npm run mutation -- [target…] [--concurrency N] [--incremental] [--force] [--lines <from>-<to>]`);
   process.exit(2);
 }
 const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
@@ -68,6 +79,11 @@ const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
   }
   return found[0];
 });
+
+if (lines && (targets.length !== 1 || !/^\d+-\d+$/.test(lines))) {
+  console.error('--lines <from>-<to> applies to exactly one target');
+  process.exit(2);
+}
 
 const missing = targets.flatMap((t) => TARGETS[t].filter((f) => !existsSync(join(root, f))));
 if (missing.length) {
@@ -80,7 +96,8 @@ const nameOf = (target) => target.replace(/\.ts$/, '').replaceAll('/', '-');
 function runStryker(target) {
   const env = { ...process.env, MUTATION_TARGET: target, MUTATION_TESTS: TARGETS[target].join(','), MUTATION_CONCURRENCY: concurrency };
   const cli = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
-  const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : [])];
+  const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : []), ...(force ? ['--force'] : [])];
+  if (lines) argv.push('--mutate', `${target}:${lines}`);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: root, env, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code ?? 1));
@@ -112,7 +129,7 @@ for (const target of targets) {
     continue;
   }
   const report = JSON.parse(readFileSync(join(out, nameOf(target), 'mutation.json'), 'utf8'));
-  summary[target] = { ...count(report.files[target]?.mutants ?? []), seconds, concurrency: Number(concurrency), incremental, at: new Date().toISOString() };
+  summary[target] = { ...count(report.files[target]?.mutants ?? []), seconds, concurrency: Number(concurrency), incremental, ...(force ? { force } : {}), ...(lines ? { lines } : {}), at: new Date().toISOString() };
   mkdirSync(out, { recursive: true });
   writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
 }
