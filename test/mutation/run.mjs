@@ -19,7 +19,7 @@ export const TARGETS = {
   'machines/pairing.ts': [LOAD, 'test/model/pairing.model.test.ts', 'test/charging/pairing.test.ts'],
   'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
-  'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
+  'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/transitions.ts': [LOAD, 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
