@@ -20,7 +20,7 @@ export const TARGETS = {
   'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
   'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
-  'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
+  'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/link-edges.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/transitions.ts': [LOAD, 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
   'machines/controller.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts'],
@@ -62,8 +62,8 @@ const incremental = flag('--incremental');
 // while a module loads: a constant) after a test was added for it: its coverage is not per test, so Stryker's
 // incremental mode does not see the new test as covering it.
 const force = flag('--force');
-// Only the mutants on these lines of the (one) target, e.g. `--lines 150-166`; with --incremental the others keep
-// their last result.
+// Only the mutants on these lines of the (one) target, e.g. `--lines 150-166` or `--lines 12-14,80-80`; with
+// --incremental the others keep their last result.
 const lines = option('--lines');
 const concurrency = option('--concurrency') ?? process.env.MUTATION_CONCURRENCY ?? '2';
 const unknown = args.find((a) => a.startsWith('--'));
@@ -80,7 +80,7 @@ const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
   return found[0];
 });
 
-if (lines && (targets.length !== 1 || !/^\d+-\d+$/.test(lines))) {
+if (lines && (targets.length !== 1 || !/^\d+-\d+(,\d+-\d+)*$/.test(lines))) {
   console.error('--lines <from>-<to> applies to exactly one target');
   process.exit(2);
 }
@@ -97,7 +97,7 @@ function runStryker(target) {
   const env = { ...process.env, MUTATION_TARGET: target, MUTATION_TESTS: TARGETS[target].join(','), MUTATION_CONCURRENCY: concurrency };
   const cli = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
   const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : []), ...(force ? ['--force'] : [])];
-  if (lines) argv.push('--mutate', `${target}:${lines}`);
+  if (lines) argv.push('--mutate', lines.split(',').map((range) => `${target}:${range}`).join(','));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: root, env, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code ?? 1));
