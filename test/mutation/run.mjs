@@ -24,7 +24,7 @@ export const TARGETS = {
   'machines/transitions.ts': [LOAD, 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
   'machines/controller.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts'],
-  'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
+  'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/frame-edges.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
   'api/nfc/ndef.ts': [LOAD, 'test/nfc/ndef.test.ts', 'test/nfc/api.test.ts'],
   'services/core/liveness.ts': [LOAD, 'test/core/liveness.test.ts'],
   'services/core/safety.ts': [LOAD, 'test/core/safety.test.ts', 'test/core/metrics.test.ts'],
