@@ -34,4 +34,12 @@ describe('PN532 frame decoder edges', () => {
     expect(d.push(new Uint8Array(0))).toEqual([]);
     expect(d.push(bytes('00FFFF0000'))).toEqual([]);
   });
+
+  test('after a frame without its postamble, only a 00 is taken as the postamble: other bytes are counted as junk', () => {
+    const d = new FrameDecoder();
+    expect(d.push(encodeFrame(TFI_CHIP, bytes('4B00')).subarray(0, -1))).toHaveLength(1);
+    expect(d.skipped).toBe(1); // the preamble
+    expect(d.push(bytes('55 0000FF00FF00'))).toEqual([{ type: 'ack' }]);
+    expect(d.skipped).toBe(3); // 55 and the ACK's preamble
+  });
 });
