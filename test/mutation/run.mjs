@@ -17,7 +17,7 @@ const LOAD = 'test/machines/load.test.ts';
 /** Each target and the test files that exercise it, fastest first (run.mjs runs them in this order). */
 export const TARGETS = {
   'machines/pairing.ts': [LOAD, 'test/model/pairing.model.test.ts', 'test/charging/pairing.test.ts'],
-  'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
+  'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/secrets-edges.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
   'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/link-edges.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
