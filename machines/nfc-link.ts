@@ -114,7 +114,9 @@ export const nfcLinkMachine = setup({
     /** The file shows no message (NLEN 0) until the answer arrives, so the phone never reads back its own request. */
     emptyFile: assign({
       tag: ({ context }) => {
+        // Stryker disable next-line ConditionalExpression: zeroing an NLEN that is already 0 gives a file of the same bytes.
         if (nlenOf(context.tag.ndef) === 0) return context.tag;
+        // Stryker disable next-line MethodExpression: the file is this context's own (every UPDATE BINARY and every answer put there make a new one), nothing else reads the old one.
         const ndef = context.tag.ndef.slice();
         ndef[0] = 0;
         ndef[1] = 0;

@@ -469,7 +469,10 @@ export class Type4TagSpec {
           const lo = nlenAt(1);
           if (offset < 2 && hi !== undefined && lo !== undefined && ((hi << 8) | lo) > cc.fileSize - 2 && status !== SW_OK) errors.push(SW_WRONG_LENGTH);
         }
-        if (!cc && status !== SW_OK && errors.length === 0) errors.push(SW_WRONG_LENGTH, SW_OFFSET);
+        // Before the capability container was read its limits are unknown: a length refusal may be right (Lc over MLc),
+        // also where another error applies (a write to the read-only capability container); an offset refusal where
+        // nothing else does.
+        if (!cc && status !== SW_OK) errors.push(SW_WRONG_LENGTH, ...(errors.length === 0 ? [SW_OFFSET] : []));
         if (expectError(errors)) return broken;
         rule(status === SW_OK && data.length === 0, `UPDATE BINARY answered ${hexOf(response)}`);
         Array.from(command).slice(5).forEach((b, i) => this.known.set(offset + i, b));

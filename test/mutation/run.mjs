@@ -1,4 +1,4 @@
-// `npm run mutation [-- <target>…] [--concurrency N] [--incremental]`: Stryker over each target file with the tests
+// `npm run mutation [-- <target>…] [--concurrency N] [--incremental] [--force] [--lines <from>-<to>]`: Stryker over each target file with the tests
 // that exercise it (TARGETS below), one Stryker run per target, then one merged report in test-results/mutation/
 // (mutation.json, index.html, summary.json) and a score table. Without targets: every target, the charge cycle last.
 // A target may be named by its path or by a part of it (`frame`, `charge-cycle`). See docs/testing.md.
@@ -17,14 +17,14 @@ const LOAD = 'test/machines/load.test.ts';
 /** Each target and the test files that exercise it, fastest first (run.mjs runs them in this order). */
 export const TARGETS = {
   'machines/pairing.ts': [LOAD, 'test/model/pairing.model.test.ts', 'test/charging/pairing.test.ts'],
-  'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
+  'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/secrets-edges.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
-  'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
-  'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
+  'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
+  'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/link-edges.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/transitions.ts': [LOAD, 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
   'machines/controller.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts'],
-  'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
+  'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/frame-edges.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
   'api/nfc/ndef.ts': [LOAD, 'test/nfc/ndef.test.ts', 'test/nfc/api.test.ts'],
   'services/core/liveness.ts': [LOAD, 'test/core/liveness.test.ts'],
   'services/core/safety.ts': [LOAD, 'test/core/safety.test.ts', 'test/core/metrics.test.ts'],
@@ -38,6 +38,8 @@ export const TARGETS = {
   'machines/charge-cycle.ts': [
     LOAD,
     'test/machines/charge-cycle.test.ts',
+    'test/machines/charge-cycle-priority.test.ts',
+    'test/machines/charge-cycle-rules.test.ts',
     'test/charging/cycle.test.ts',
     'test/model/charge-cycle.model.test.ts',
   ],
@@ -50,12 +52,23 @@ const option = (name) => {
   const [, value] = args.splice(i, 2);
   return value;
 };
-const incremental = args.includes('--incremental');
-if (incremental) args.splice(args.indexOf('--incremental'), 1);
+const flag = (name) => {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+};
+const incremental = flag('--incremental');
+// Retests every mutant in scope, also those the incremental state would keep. Needed for a static mutant (one reached
+// while a module loads: a constant) after a test was added for it: its coverage is not per test, so Stryker's
+// incremental mode does not see the new test as covering it.
+const force = flag('--force');
+// Only the mutants on these lines of the (one) target, e.g. `--lines 150-166` or `--lines 12-14,80-80`; with
+// --incremental the others keep their last result.
+const lines = option('--lines');
 const concurrency = option('--concurrency') ?? process.env.MUTATION_CONCURRENCY ?? '2';
 const unknown = args.find((a) => a.startsWith('--'));
 if (unknown) {
-  console.error(`unknown option ${unknown}: npm run mutation -- [target…] [--concurrency N] [--incremental]`);
+  console.error(`unknown option ${unknown}: npm run mutation -- [target…] [--concurrency N] [--incremental] [--force] [--lines <from>-<to>]`);
   process.exit(2);
 }
 const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
@@ -66,6 +79,11 @@ const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
   }
   return found[0];
 });
+
+if (lines && (targets.length !== 1 || !/^\d+-\d+(,\d+-\d+)*$/.test(lines))) {
+  console.error('--lines <from>-<to> applies to exactly one target');
+  process.exit(2);
+}
 
 const missing = targets.flatMap((t) => TARGETS[t].filter((f) => !existsSync(join(root, f))));
 if (missing.length) {
@@ -78,7 +96,8 @@ const nameOf = (target) => target.replace(/\.ts$/, '').replaceAll('/', '-');
 function runStryker(target) {
   const env = { ...process.env, MUTATION_TARGET: target, MUTATION_TESTS: TARGETS[target].join(','), MUTATION_CONCURRENCY: concurrency };
   const cli = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
-  const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : [])];
+  const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : []), ...(force ? ['--force'] : [])];
+  if (lines) argv.push('--mutate', lines.split(',').map((range) => `${target}:${range}`).join(','));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: root, env, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code ?? 1));
@@ -110,7 +129,7 @@ for (const target of targets) {
     continue;
   }
   const report = JSON.parse(readFileSync(join(out, nameOf(target), 'mutation.json'), 'utf8'));
-  summary[target] = { ...count(report.files[target]?.mutants ?? []), seconds, concurrency: Number(concurrency), incremental, at: new Date().toISOString() };
+  summary[target] = { ...count(report.files[target]?.mutants ?? []), seconds, concurrency: Number(concurrency), incremental, ...(force ? { force } : {}), ...(lines ? { lines } : {}), at: new Date().toISOString() };
   mkdirSync(out, { recursive: true });
   writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
 }

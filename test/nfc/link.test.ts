@@ -1,10 +1,8 @@
-import { createActor, SimulatedClock } from 'xstate';
 import { describe, expect, test } from 'vitest';
-import { ANSWER_DEADLINE_MS, NFC_IDLE_MS, nfcLinkMachine } from '../../machines/nfc-link.js';
+import { ANSWER_DEADLINE_MS, NFC_IDLE_MS } from '../../machines/nfc-link.js';
 import { CAPABILITY_CONTAINER, initialType4State, MAX_NDEF_MESSAGE, processApdu, withMessage } from '../../machines/type4-tag.js';
+import { apdu, hex, startLink } from './link-actor.js';
 
-const hex = (b: Uint8Array | null | undefined) => (b ? Buffer.from(b).toString('hex') : null);
-const apdu = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s/g, ''), 'hex'));
 const SELECT_APP = '00A4040007D2760000850101 00';
 const SELECT_CC = '00A4000C02E103';
 const SELECT_NDEF = '00A4000C02E104';
@@ -78,26 +76,7 @@ describe('Type 4 Tag emulation', () => {
 });
 
 describe('NFC link actor', () => {
-  function start() {
-    const clock = new SimulatedClock();
-    const log: string[] = [];
-    const actor = createActor(
-      nfcLinkMachine.provide({
-        actions: {
-          respond: ({ context }) => log.push(`respond ${hex(context.reply)}`),
-          submit: (_, { message }) => log.push(`submit ${hex(message)}`),
-          refuse: (_, { message }) => log.push(`refuse ${hex(message)}`),
-          showReading: () => log.push('showReading'),
-          hideReading: () => log.push('hideReading'),
-          resumeChecking: () => log.push('resumeChecking'),
-        },
-      }),
-      { clock },
-    );
-    actor.start();
-    const send = (...cmds: string[]) => cmds.forEach((c) => actor.send({ type: 'APDU', apdu: apdu(c) }));
-    return { actor, clock, log, send };
-  }
+  const start = startLink;
   /** The write procedure of the request D10100 (the NDEF file selected). */
   const write = (send: (...c: string[]) => void) => send('00D60000020000', '00D6000203D10100', '00D60000020003');
   const commit = (send: (...c: string[]) => void) => (send(SELECT_APP, SELECT_NDEF), write(send));
