@@ -199,6 +199,8 @@ export async function benchSafety(root: string): Promise<boolean> {
   /** Full-history lists take seconds (beyond Latencies' 1 s range): kept as they are. */
   const lists: number[] = [];
   const nfc = new Latencies();
+  /** Each API request kind's latencies, to show which make the slowest 1 %. */
+  const perKind = new Map(LOAD.filter((k) => k.api).map((k) => [k.name, new Latencies()]));
   let apiResponses = 0;
   let apiBad = 0;
   let rssMax = rssMB(child.pid);
@@ -218,6 +220,7 @@ export async function benchSafety(root: string): Promise<boolean> {
       run.on('response', (_c, status, _b, ms) => {
         if (kind.api) {
           api.record(ms);
+          perKind.get(kind.name)!.record(ms);
           apiResponses++;
           if (status >= 300) apiBad++;
         } else if (kind.name === 'NFC requests') nfc.record(ms);
@@ -237,6 +240,7 @@ export async function benchSafety(root: string): Promise<boolean> {
     { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
     { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
     ...LOAD.map((kind, i) => ({ figure: `(b) ${kind.name}: connections, responses`, measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}` })),
+    ...[...perKind].map(([name, l]) => ({ figure: `(b) ${name}: p50 / p99`, measured: `${l.percentile(0.5).toFixed(1)} / ${l.percentile(0.99).toFixed(1)} ms` })),
     { figure: '(b) full-history list p50 / max', measured: `${percentile(lists.sort((x, y) => x - y), 0.5).toFixed(0)} / ${(lists.at(-1) ?? NaN).toFixed(0)} ms` },
     { figure: '(b) NFC request p50 / p99', measured: `${nfc.percentile(0.5).toFixed(0)} / ${nfc.percentile(0.99).toFixed(0)} ms` },
   );
