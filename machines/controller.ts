@@ -12,6 +12,11 @@ export interface ControllerInput {
 /** Heartbeat interval of the backend link when none is given (the OcppHeartbeatInterval setting's default). */
 const DEFAULT_HEARTBEAT_MS = 300_000;
 
+const actors = { session: sessionMachine, pairing: pairingMachine, nfcLink: nfcLinkMachine, mqtt: mqttMachine, backendLink: backendLinkMachine };
+
+/** An actor invoked under its name: the name is its src, its id and its systemId (the services reach it by `system.get(name)`). */
+const invoked = <N extends keyof typeof actors>(name: N) => ({ src: name, id: name, systemId: name }) as const;
+
 /**
  * The root actor of the main thread. Every actor of the API's side is invoked here with a `systemId`, so the
  * thread has one actor system: one clock (injectable for tests), one inspection stream, and `system.get(id)` to
@@ -19,22 +24,18 @@ const DEFAULT_HEARTBEAT_MS = 300_000;
  * core's own thread (machines/core.ts). Effects are provided from outside with `controllerMachine.provide({ actors: … })`.
  */
 export const controllerMachine = setup({
+  // Stryker disable next-line ObjectLiteral: `types` carries TypeScript types only; XState ignores it at run time.
   types: { input: {} as ControllerInput, context: {} as ControllerInput },
-  actors: { session: sessionMachine, pairing: pairingMachine, nfcLink: nfcLinkMachine, mqtt: mqttMachine, backendLink: backendLinkMachine },
+  actors,
 }).createMachine({
   id: 'controller',
   context: ({ input }) => input ?? {},
   invoke: [
-    { src: 'session', id: 'session', systemId: 'session' },
-    { src: 'pairing', id: 'pairing', systemId: 'pairing' },
-    { src: 'nfcLink', id: 'nfcLink', systemId: 'nfcLink' },
-    { src: 'mqtt', id: 'mqtt', systemId: 'mqtt' },
-    {
-      src: 'backendLink',
-      id: 'backendLink',
-      systemId: 'backendLink',
-      input: ({ context }) => context.backendLink ?? { heartbeatMs: DEFAULT_HEARTBEAT_MS },
-    },
+    invoked('session'),
+    invoked('pairing'),
+    invoked('nfcLink'),
+    invoked('mqtt'),
+    { ...invoked('backendLink'), input: ({ context }) => context.backendLink ?? { heartbeatMs: DEFAULT_HEARTBEAT_MS } },
   ],
 });
 

@@ -9,9 +9,12 @@ import { expect, test } from 'vitest';
  * (stryker-js issue 6150). Imported here inside a test, the same error is a failed test.
  */
 const MODULES = {
+  'machines/backend-link.ts': () => import('../../machines/backend-link.js'),
+  'machines/backoff.ts': () => import('../../machines/backoff.js'),
   'machines/charge-cycle.ts': () => import('../../machines/charge-cycle.js'),
   'machines/controller.ts': () => import('../../machines/controller.js'),
   'machines/core.ts': () => import('../../machines/core.js'),
+  'machines/mqtt.ts': () => import('../../machines/mqtt.js'),
   'machines/nfc-link.ts': () => import('../../machines/nfc-link.js'),
   'machines/pairing.ts': () => import('../../machines/pairing.js'),
   'machines/secrets.ts': () => import('../../machines/secrets.js'),
@@ -37,6 +40,8 @@ test("each actor's chart is named after its machine: docs/charts/<file>.svg and 
     ['session', 'session', 'session'],
     ['pairing', 'pairing', 'pairing'],
     ['nfcLink', 'nfcLink', 'nfc-link'],
+    ['mqtt', 'mqtt', 'mqtt'],
+    ['backendLink', 'backendLink', 'backend-link'],
     ['core', 'chargePointCore', 'charge-point-core'],
     ['chargeCycle', 'chargeCycle', 'charge-cycle'],
   ]));
