@@ -65,7 +65,7 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
         guard,
         target,
         targets,
-        actions: (t.actions ?? []).map(describeAction),
+        actions: t.actions.map(describeAction),
       });
     }
     for (const child of Object.values(node.states)) visit(child as AnyStateNode);

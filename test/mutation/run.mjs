@@ -21,7 +21,7 @@ export const TARGETS = {
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
   'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/link-edges.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
-  'machines/transitions.ts': [LOAD, 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
+  'machines/transitions.ts': [LOAD, 'test/machines/transitions.test.ts', 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/backoff.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/backend-link.model.test.ts', 'test/model/mqtt.model.test.ts'],
   'machines/backend-link.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/backend-link.model.test.ts', 'test/ocpp/core-profile.test.ts'],
   'machines/mqtt.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/mqtt.model.test.ts', 'test/mqtt/mqtt.test.ts'],
