@@ -138,7 +138,7 @@ export const backendLinkMachine = setup({
           exit: 'offline',
           initial: 'beating',
           on: {
-            'HEARTBEAT.INTERVAL': { target: '.beating', reenter: true, actions: 'assignHeartbeat' },
+            'HEARTBEAT.INTERVAL': { target: '.beating', actions: 'assignHeartbeat' },
           },
           states: {
             beating: {
