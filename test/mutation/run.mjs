@@ -24,7 +24,7 @@ export const TARGETS = {
   'machines/transitions.ts': [LOAD, 'test/machines/transitions.test.ts', 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/backoff.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/backend-link.model.test.ts', 'test/model/mqtt.model.test.ts'],
   'machines/backend-link.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/backend-link.test.ts', 'test/ocpp/heartbeat-setting.test.ts', 'test/model/backend-link.model.test.ts', 'test/ocpp/core-profile.test.ts'],
-  'machines/mqtt.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/mqtt.model.test.ts', 'test/mqtt/mqtt.test.ts'],
+  'machines/mqtt.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/mqtt.test.ts', 'test/model/mqtt.model.test.ts', 'test/mqtt/mqtt.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
   'machines/controller.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts', 'test/ocpp/heartbeat-setting.test.ts'],
   'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/frame-edges.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
