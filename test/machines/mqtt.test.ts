@@ -168,6 +168,16 @@ describe('meter values', () => {
     expect(l.taken()).toEqual(['publishMeter']);
   });
 
+  test('one change: published at once, nothing at the end of the interval', () => {
+    const l = start();
+    expect(l.snapshot().context.meterPending).toBe(false);
+    l.send({ type: 'METER' });
+    expect(l.taken()).toEqual(['close', 'publishMeter']);
+    l.clock.increment(10_000);
+    expect(l.taken()).toEqual([]);
+    expect(l.region('meter')).toBe('ready');
+  });
+
   test('a new interval takes effect at once, running from now; set while ready, for the next', () => {
     const l = start();
     l.send({ type: 'INTERVAL', ms: 3_000 });
