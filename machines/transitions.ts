@@ -21,7 +21,8 @@ export function describeGuard(guard: unknown): string {
   if (typeof guard === 'string') return guard;
   if (typeof guard === 'function') {
     const g = guard as { name?: string; guards?: unknown[] };
-    if (g.guards) return `${g.name === 'and' || g.name === 'or' ? g.name : 'not'}(${g.guards.map(describeGuard).join(', ')})`;
+    // XState's and(), or() and not() are functions of those names with their operands in `guards`.
+    if (g.guards) return `${g.name}(${g.guards.map(describeGuard).join(', ')})`;
     return g.name || 'inline';
   }
   if (typeof guard === 'object' && guard !== null && 'type' in guard) return String((guard as { type: unknown }).type);
