@@ -71,7 +71,7 @@ interface Reaction {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
 
-/** Writes the history straight into the (stopped) controller's database: one statement, and the per-day sums. */
+/** Writes the history straight into the (stopped) controller's database: one statement, and the per-day sums with their running totals. */
 async function seedHistory(dataDir: string): Promise<void> {
   const client = createClient({ url: `file:${join(dataDir, 'controller.db')}` });
   const first = Date.now() - HISTORY * HISTORY_SPACING_MS;
@@ -85,9 +85,11 @@ async function seedHistory(dataDir: string): Promise<void> {
               FROM n`,
         args: [HISTORY - 1, ...Array<number[]>(5).fill([first, HISTORY_SPACING_MS]).flat()],
       },
-      `INSERT INTO transaction_days (day, count, duration_ms, consumption_wh)
-       SELECT started_at / 86400000, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh)
-       FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1`,
+      `INSERT INTO transaction_days (day, count, duration_ms, consumption_wh, total_count, total_duration_ms, total_consumption_wh)
+       SELECT day, c, d, w, sum(c) OVER t, sum(d) OVER t, sum(w) OVER t FROM (
+         SELECT started_at / 86400000 AS day, count(*) AS c, sum(ended_at - started_at) AS d, sum(meter_last_wh - meter_start_wh) AS w
+         FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1)
+       WINDOW t AS (ORDER BY day)`,
     ],
     'write',
   );
