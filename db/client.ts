@@ -159,6 +159,18 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
   };
 }
 
+/**
+ * Runs `step` over `items` in chunks of `size`, letting the event loop turn between chunks (inside a write too: the
+ * transaction stays open, reads go on): a write of many rows (1,000 pairs of 1.3 KB take about 100 ms here) holds
+ * the main thread a chunk at a time, not for the whole write.
+ */
+export async function inChunks<T>(items: readonly T[], size: number, step: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) {
+    if (i > 0) await nextTurn();
+    await step(items.slice(i, i + size));
+  }
+}
+
 /** The migrations folder, whether this module runs from source (db/) or compiled (dist/db/). */
 function migrationsFolder(): string {
   for (const candidate of ['./migrations', '../../db/migrations']) {
