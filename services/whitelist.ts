@@ -7,8 +7,8 @@ export { TAG_PRIORITIES, TAG_TYPES };
 
 /** Most entries the local whitelist holds (as OCPP's LocalAuthListMaxLength bounds a local list). */
 export const WHITELIST_CAPACITY = 1000;
-/** Entries written per statement (or per turn of the event loop, when edited one by one). */
-const CHUNK = 250;
+/** Entries written per statement, or per turn of the event loop when edited one by one (a few ms each). */
+const CHUNK = 100;
 
 /** A whitelist entry (spec 2.12); absent optional fields are left out. */
 export interface WhitelistEntry {
