@@ -174,25 +174,25 @@ export function createTransactions(database: Database, now: () => number = Date.
   };
 
   /**
-   * The completed transactions of the range as JSON texts, oldest first (then in the order they were recorded), a
-   * page at a time (keyset on start time and rowid, the index's own order): memory stays bounded whatever the
-   * history, and the event loop is free between pages.
+   * The completed transactions of the range as JSON, oldest first (then in the order they were recorded), a page at
+   * a time: each page is the JSON texts of up to `pageRows` transactions joined by commas, written by SQLite in one
+   * row (keyset on start time and rowid, the index's own order). Memory stays bounded whatever the history, and the
+   * event loop is free between pages.
    */
-  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<string[]> {
-    const rowid = sql<number>`${transactions}.rowid`;
+  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<string> {
     let after: { startedAt: number; rowid: number } | undefined;
     for (;;) {
-      const rows = await db
-        .select({ json: COMPLETED_JSON, startedAt: transactions.startedAt, rowid })
-        .from(transactions)
-        .where(and(completedIn(range), after ? sql`(${transactions.startedAt}, ${rowid}) > (${after.startedAt}, ${after.rowid})` : undefined))
-        .orderBy(asc(transactions.startedAt), asc(rowid))
-        .limit(pageRows);
-      if (rows.length === 0) return;
-      yield rows.map((r) => r.json);
-      if (rows.length < pageRows) return;
-      const last = rows[rows.length - 1]!;
-      after = { startedAt: last.startedAt, rowid: last.rowid };
+      const where = and(completedIn(range), after ? sql`(${transactions.startedAt}, ${transactions}.rowid) > (${after.startedAt}, ${after.rowid})` : undefined);
+      const [page] = await db.all<{ json: string | null; rows: number; lastStart: number | null; lastRowid: number | null }>(sql`
+        WITH page AS (
+          SELECT ${COMPLETED_JSON} AS json, ${transactions.startedAt} AS s, ${transactions}.rowid AS r FROM ${transactions}
+          WHERE ${where} ORDER BY s, r LIMIT ${pageRows})
+        SELECT (SELECT group_concat(json, ',' ORDER BY s, r) FROM page) AS json, (SELECT count(*) FROM page) AS rows,
+          (SELECT s FROM page ORDER BY s DESC, r DESC LIMIT 1) AS lastStart, (SELECT r FROM page ORDER BY s DESC, r DESC LIMIT 1) AS lastRowid`);
+      if (!page || page.rows === 0 || page.json === null) return;
+      yield page.json;
+      if (page.rows < pageRows) return;
+      after = { startedAt: Number(page.lastStart), rowid: Number(page.lastRowid) };
       await nextTurn();
     }
   }
@@ -208,7 +208,7 @@ export function createTransactions(database: Database, now: () => number = Date.
     /** The completed transactions of the range, oldest first, all at once (tests, small ranges). */
     async listCompleted(range: TimeRange = {}): Promise<CompletedTransaction[]> {
       const all: CompletedTransaction[] = [];
-      for await (const page of pagesCompleted(range)) for (const json of page) all.push(JSON.parse(json) as CompletedTransaction);
+      for await (const page of pagesCompleted(range)) all.push(...(JSON.parse(`[${page}]`) as CompletedTransaction[]));
       return all;
     },
 

@@ -24,10 +24,10 @@ export function rangeOf(c: AppContext): TimeRange {
 }
 
 /**
- * The JSON array of the pages (each a list of JSON texts), written as they are read: memory stays one page whatever
- * the history, the first bytes leave at once, and the event loop serves others between pages.
+ * The JSON array of the pages (each the members' JSON texts joined by commas), written as they are read: memory stays
+ * one page whatever the history, the first bytes leave at once, and the event loop serves others between pages.
  */
-function streamJsonArray(pages: AsyncGenerator<string[]>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+function streamJsonArray(pages: AsyncGenerator<string>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let opened = false;
   return new ReadableStream<Uint8Array>(
@@ -40,7 +40,7 @@ function streamJsonArray(pages: AsyncGenerator<string[]>, onError: (err: unknown
             controller.close();
             return;
           }
-          controller.enqueue(encoder.encode((opened ? ',' : '[') + value.join(',')));
+          controller.enqueue(encoder.encode((opened ? ',' : '[') + value));
           opened = true;
         } catch (err) {
           onError(err);
