@@ -35,6 +35,7 @@ import {
   type Child,
   type Row,
 } from './bench-tools.js';
+import { EVENTS_KEPT } from '../services/events.js';
 
 const HISTORY = 100_000;
 /** One charge every 2.4 h: 100,000 of them reach back 27 years. */
@@ -73,7 +74,7 @@ interface Reaction {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
 
-/** Writes the history straight into the (stopped) controller's database: one statement, and the per-day sums with their running totals. */
+/** Writes the history straight into the (stopped) controller's database: one statement, the per-day sums with their running totals, and a full event log. */
 async function seedHistory(dataDir: string): Promise<void> {
   const client = createClient({ url: `file:${join(dataDir, 'controller.db')}` });
   const first = Date.now() - HISTORY * HISTORY_SPACING_MS;
@@ -92,6 +93,12 @@ async function seedHistory(dataDir: string): Promise<void> {
          SELECT started_at / 86400000 AS day, count(*) AS c, sum(ended_at - started_at) AS d, sum(meter_last_wh - meter_start_wh) AS w
          FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1)
        WINDOW t AS (ORDER BY day)`,
+      // A full event log (the newest EVENTS_KEPT are kept): refused tags, one a second before the history's end.
+      {
+        sql: `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+              INSERT INTO events (at, kind, data) SELECT ? + i * 1000, 'tag_refused', '{"tagId":"04A1B2C3","reason":"unknown"}' FROM n`,
+        args: [EVENTS_KEPT - 1, Date.now() - EVENTS_KEPT * 1000],
+      },
     ],
     'write',
   );
@@ -298,6 +305,7 @@ export async function benchSafety(root: string): Promise<boolean> {
       ['POST /v1/whitelist add, 1000 tags', 'POST', '/v1/whitelist', { type: 'local', command: 'add', tags }],
       ['POST /v1/whitelist edit, 1000 tags', 'POST', '/v1/whitelist', { type: 'local', command: 'edit', tags }],
       ['GET /v1/whitelist, 1000 tags', 'GET', '/v1/whitelist?type=local'],
+      ['GET /v1/events, 10,000 events (1.7 MB)', 'GET', '/v1/events'],
       ['GET /v1/transactions/summary, 100,000 transactions', 'GET', '/v1/transactions/summary'],
       ['GET /v1/transactions, 100,000 transactions (20 MB)', 'GET', '/v1/transactions'],
     ];
