@@ -306,6 +306,7 @@ export async function benchSafety(root: string): Promise<boolean> {
       ['POST /v1/whitelist edit, 1000 tags', 'POST', '/v1/whitelist', { type: 'local', command: 'edit', tags }],
       ['GET /v1/whitelist, 1000 tags', 'GET', '/v1/whitelist?type=local'],
       ['GET /v1/events, 10,000 events (1.7 MB)', 'GET', '/v1/events'],
+      ['GET /openapi.json (built at its first request)', 'GET', '/openapi.json'],
       ['GET /v1/transactions/summary, 100,000 transactions', 'GET', '/v1/transactions/summary'],
       ['GET /v1/transactions, 100,000 transactions (20 MB)', 'GET', '/v1/transactions'],
     ];
