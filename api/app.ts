@@ -194,5 +194,8 @@ export function createApp(deps: AppDeps): ApiApp {
     }
   });
   app.onError(respond);
+  // Hono's RegExpRouter compiles its matchers at the first request: done here, while the controller starts, so the
+  // first request does not hold the main thread for it (tens of ms on a Raspberry Pi class device).
+  app.router.match('GET', '/');
   return Object.assign(app, { document });
 }

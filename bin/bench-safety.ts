@@ -11,7 +11,9 @@
  *   (b) LOAD_CONNECTIONS connections of mixed authenticated load: system state, settings, messages, summary, map
  *       writes, NFC requests (GET /login over the simulated PN532) and full-history transaction lists;
  *   (c) every database commit delayed by SLOW_COMMIT_MS (an injected slow disk, FAULT_SLOW_COMMIT_MS), with map
- *       writes going on.
+ *       writes going on;
+ *   (d) the largest requests the API takes (1,000 maximal pairs, 1,000 tags, the full history), each alone: how long
+ *       one request holds the main thread (target < 50 ms).
  * Prints max and p99.9 reaction per case, the API's p99 in (b) (full-history lists apart) and the controller's
  * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms and RSS < 90 MB in (b).
  */
@@ -33,6 +35,7 @@ import {
   type Child,
   type Row,
 } from './bench-tools.js';
+import { EVENTS_KEPT } from '../services/events.js';
 
 const HISTORY = 100_000;
 /** One charge every 2.4 h: 100,000 of them reach back 27 years. */
@@ -71,7 +74,7 @@ interface Reaction {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
 
-/** Writes the history straight into the (stopped) controller's database: one statement, and the per-day sums. */
+/** Writes the history straight into the (stopped) controller's database: one statement, the per-day sums with their running totals, and a full event log. */
 async function seedHistory(dataDir: string): Promise<void> {
   const client = createClient({ url: `file:${join(dataDir, 'controller.db')}` });
   const first = Date.now() - HISTORY * HISTORY_SPACING_MS;
@@ -85,9 +88,17 @@ async function seedHistory(dataDir: string): Promise<void> {
               FROM n`,
         args: [HISTORY - 1, ...Array<number[]>(5).fill([first, HISTORY_SPACING_MS]).flat()],
       },
-      `INSERT INTO transaction_days (day, count, duration_ms, consumption_wh)
-       SELECT started_at / 86400000, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh)
-       FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1`,
+      `INSERT INTO transaction_days (day, count, duration_ms, consumption_wh, total_count, total_duration_ms, total_consumption_wh)
+       SELECT day, c, d, w, sum(c) OVER t, sum(d) OVER t, sum(w) OVER t FROM (
+         SELECT started_at / 86400000 AS day, count(*) AS c, sum(ended_at - started_at) AS d, sum(meter_last_wh - meter_start_wh) AS w
+         FROM transactions WHERE ended_at IS NOT NULL GROUP BY 1)
+       WINDOW t AS (ORDER BY day)`,
+      // A full event log (the newest EVENTS_KEPT are kept): refused tags, one a second before the history's end.
+      {
+        sql: `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+              INSERT INTO events (at, kind, data) SELECT ? + i * 1000, 'tag_refused', '{"tagId":"04A1B2C3","reason":"unknown"}' FROM n`,
+        args: [EVENTS_KEPT - 1, Date.now() - EVENTS_KEPT * 1000],
+      },
     ],
     'write',
   );
@@ -277,6 +288,42 @@ export async function benchSafety(root: string): Promise<boolean> {
   const written = writes ? await writes : undefined;
   reactionRows(`c: every commit ${SLOW_COMMIT_MS} ms slower`, fromC);
   rows.push({ figure: '(c) map writes committed', measured: String(written ? written['2xx'] : 0) });
+  await child.stop();
+
+  // (d) The largest requests the API takes, each alone on a fresh controller with the history: how long each holds
+  // the main thread (its worst event-loop delay since serving, read after each).
+  ({ child, base } = await start());
+  session = await login(base);
+  {
+    const headers = { authorization: session, 'content-type': 'application/json' };
+    const pairs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));
+    const tags = Array.from({ length: 1000 }, (_, i) => ({ id: `BENCH${String(i).padStart(6, '0')}`, tagType: 'RFID', number: i, name: 'n'.repeat(100), priority: 'NORMAL' }));
+    const requests: Array<[string, string, string, unknown?]> = [
+      ['POST /v1/map, 1000 pairs of 256 + 1000 characters', 'POST', '/v1/map', pairs],
+      ['GET /v1/map, those 1000 pairs', 'GET', '/v1/map'],
+      ['PATCH /v1/map, 1000 pairs', 'PATCH', '/v1/map', pairs],
+      ['POST /v1/whitelist add, 1000 tags', 'POST', '/v1/whitelist', { type: 'local', command: 'add', tags }],
+      ['POST /v1/whitelist edit, 1000 tags', 'POST', '/v1/whitelist', { type: 'local', command: 'edit', tags }],
+      ['GET /v1/whitelist, 1000 tags', 'GET', '/v1/whitelist?type=local'],
+      ['GET /v1/events, 10,000 events (1.7 MB)', 'GET', '/v1/events'],
+      ['GET /openapi.json (built at its first request)', 'GET', '/openapi.json'],
+      ['GET /v1/transactions/summary, 100,000 transactions', 'GET', '/v1/transactions/summary'],
+      ['GET /v1/transactions, 100,000 transactions (20 MB)', 'GET', '/v1/transactions'],
+    ];
+    // The store is empty before its 1,000 pairs (the earlier cases left their one key).
+    await getJson(`${base}/v1/map/bench-key`, { method: 'DELETE', headers });
+    let worst = 0;
+    for (const [name, method, path, body] of requests) {
+      const t0 = performance.now();
+      const res = await getJson(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const ms = performance.now() - t0;
+      const hold = Number(/^eventloop_delay_max_seconds\{thread="main"\} (\S+)$/m.exec((await getJson(`${base}/metrics`)).text)?.[1]) * 1000;
+      rows.push({ figure: `(d) ${name}: status, time, main-thread hold so far`, measured: `${res.status}, ${ms.toFixed(0)} ms, ${hold.toFixed(1)} ms` });
+      if (res.status >= 300) rows.push({ figure: `(d) ${name}`, measured: `${res.status} ${res.text.slice(0, 80)}`, target: '2xx', pass: false });
+      worst = Math.max(worst, hold);
+    }
+    rows.push({ figure: '(d) longest main-thread hold by one request', measured: `${worst.toFixed(1)} ms`, target: `< ${TARGET.mainHoldMs} ms`, pass: worst < TARGET.mainHoldMs });
+  }
   await child.stop();
 
   console.log(

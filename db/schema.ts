@@ -100,14 +100,18 @@ export const transactions = sqliteTable(
 );
 
 /**
- * The completed transactions summed per UTC day of their start (day = floor(startedAt / 86 400 000)), kept in the
- * same write as each completion: the summary over any history adds up days, not transactions.
+ * The completed transactions summed per UTC day of their start (day = floor(startedAt / 86 400 000)), with running
+ * totals (that day and every day before it), kept in the same write as each completion: the summary of any range of
+ * whole days is the difference of two running totals (two index lookups), whatever the history.
  */
 export const transactionDays = sqliteTable('transaction_days', {
   day: integer('day').primaryKey(),
   count: integer('count').notNull(),
   durationMs: integer('duration_ms').notNull(),
   consumptionWh: integer('consumption_wh').notNull(),
+  totalCount: integer('total_count').notNull().default(0),
+  totalDurationMs: integer('total_duration_ms').notNull().default(0),
+  totalConsumptionWh: integer('total_consumption_wh').notNull().default(0),
 });
 
 /**

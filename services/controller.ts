@@ -304,7 +304,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
   const server = await listen(fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
-  logger.info({ url, hardware: config.hardware }, `listening on ${url}`);
+  // The main thread's worst event-loop delay counts from here: what starting held it is logged, not reported there.
+  const startupHoldMs = Math.round(mainLoop.restart() * 1000);
+  logger.info({ url, hardware: config.hardware, startupHoldMs }, `listening on ${url}`);
   // Marked reboot: applied at every start (NetworkManager keeps them; nothing changes when it has them already).
   const networkApplied = network.apply(networkSettingsOf(settings), now());
   if (simulator && !isLoopback(config.host)) {

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { and, asc, gte, lte, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Database } from '../db/client.js';
@@ -16,6 +17,8 @@ import type { TimeRange } from './transactions.js';
 export const EVENTS_KEPT = 10_000;
 /** Events waiting for the database beyond this (a database that does not answer) are dropped, and that is logged. */
 export const MAX_PENDING_EVENTS = 1_000;
+/** Events read and written out at a time by GET /v1/events (a few milliseconds each). */
+export const EVENT_PAGE_ROWS = 500;
 
 const text = v.string();
 /** Why a tag was refused: the charge cycle's reasons, and `whitelist-off` (an unknown tag while FLLEnabled is off). */
@@ -117,7 +120,11 @@ export interface EventLog {
    */
   backend(state: (typeof BACKEND_STATES)[number], details?: { url?: string; reason?: string }): void;
   /** The events in a time range (inclusive), oldest first. */
-  list(range: TimeRange): Promise<EventView[]>;
+  /**
+   * The events of the range, oldest first, as JSON: a page at a time, each the JSON texts of up to `pageRows` events
+   * (EventView) joined by commas. The event loop turns between pages.
+   */
+  pages(range: TimeRange, pageRows?: number): AsyncGenerator<string>;
   /** Resolves once every event recorded so far is stored (or failed). */
   settled(): Promise<void>;
 }
@@ -180,19 +187,31 @@ export function createEventLog({ database, now, logger }: { database: Database; 
       if (details.reason !== undefined) event.reason = details.reason.slice(0, 200);
       log.record(event);
     },
-    async list(range) {
-      const conditions: SQL[] = [];
-      if (range.from !== undefined) conditions.push(gte(eventsTable.at, range.from));
-      if (range.to !== undefined) conditions.push(lte(eventsTable.at, range.to));
-      const rows = await database.db
-        .select()
-        .from(eventsTable)
-        .where(conditions.length ? and(...conditions) : undefined)
-        .orderBy(asc(eventsTable.at), asc(eventsTable.id));
-      return rows.map((row) => {
-        const event = { kind: row.kind, ...(JSON.parse(row.data) as object) } as ControllerEvent;
-        return { id: row.id, at: new Date(row.at).toISOString(), ...event, message: describeEvent(event) };
-      });
+    async *pages(range, pageRows = EVENT_PAGE_ROWS) {
+      let after: { at: number; id: number } | undefined;
+      for (;;) {
+        const conditions: SQL[] = [];
+        if (range.from !== undefined) conditions.push(gte(eventsTable.at, range.from));
+        if (range.to !== undefined) conditions.push(lte(eventsTable.at, range.to));
+        if (after) conditions.push(sql`(${eventsTable.at}, ${eventsTable.id}) > (${after.at}, ${after.id})`);
+        const rows = await database.db
+          .select()
+          .from(eventsTable)
+          .where(conditions.length ? and(...conditions) : undefined)
+          .orderBy(asc(eventsTable.at), asc(eventsTable.id))
+          .limit(pageRows);
+        if (rows.length === 0) return;
+        yield rows
+          .map((row) => {
+            const event = { kind: row.kind, ...(JSON.parse(row.data) as object) } as ControllerEvent;
+            return JSON.stringify({ id: row.id, at: new Date(row.at).toISOString(), ...event, message: describeEvent(event) } satisfies EventView);
+          })
+          .join(',');
+        if (rows.length < pageRows) return;
+        const last = rows[rows.length - 1]!;
+        after = { at: last.at, id: last.id };
+        await nextTurn();
+      }
     },
     async settled() {
       for (let current = last; ; current = last) {

@@ -1,5 +1,5 @@
-import { asc, count, eq, inArray } from 'drizzle-orm';
-import type { Database, WriteTx } from '../db/client.js';
+import { asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { inChunks, type Database, type WriteTx } from '../db/client.js';
 import { keyValues } from '../db/schema.js';
 import { charCount, conflict, invalid, listIds, notFound } from './errors.js';
 
@@ -39,13 +39,14 @@ export function parsePairs(body: unknown): Pairs {
   return Object.fromEntries(entries) as Pairs;
 }
 
+/** Rows written, or keys looked up, per statement: about 10 ms each at the largest keys and values. */
+const CHUNK = 100;
+
 async function presentKeys(tx: WriteTx, keys: string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  // SQLite bounds the number of bound parameters; 500 per query stays well inside it.
-  for (let i = 0; i < keys.length; i += 500) {
-    const rows = await tx.select({ key: keyValues.key }).from(keyValues).where(inArray(keyValues.key, keys.slice(i, i + 500)));
-    for (const r of rows) found.add(r.key);
-  }
+  await inChunks(keys, CHUNK, async (chunk) => {
+    for (const r of await tx.select({ key: keyValues.key }).from(keyValues).where(inArray(keyValues.key, chunk))) found.add(r.key);
+  });
   return found;
 }
 
@@ -53,8 +54,11 @@ async function presentKeys(tx: WriteTx, keys: string[]): Promise<Set<string>> {
 export function createKeyValueStore(database: Database) {
   const { db } = database;
   return {
-    async all(): Promise<Pairs> {
-      return toPairs(await db.select().from(keyValues).orderBy(asc(keyValues.key)));
+    /** Every pair as the JSON text of one object, by key, written by SQLite (1,000 pairs of 1.3 KB in about 5 ms). */
+    async allJson(): Promise<string> {
+      const ordered = db.select({ key: keyValues.key, value: keyValues.value }).from(keyValues).orderBy(asc(keyValues.key)).as('ordered');
+      const [row] = await db.select({ json: sql<string>`json_group_object(${ordered.key}, ${ordered.value})` }).from(ordered);
+      return row?.json ?? '{}';
     },
 
     async get(key: string): Promise<Pairs> {
@@ -73,9 +77,7 @@ export function createKeyValueStore(database: Database) {
         if (stored + keys.length > KV_MAX_PAIRS) {
           throw invalid(`The store holds at most ${KV_MAX_PAIRS} pairs: it has ${stored}, the request adds ${keys.length}`);
         }
-        for (let i = 0; i < keys.length; i += 250) {
-          await tx.insert(keyValues).values(keys.slice(i, i + 250).map((key) => ({ key, value: pairs[key]! })));
-        }
+        await inChunks(keys, CHUNK, (chunk) => tx.insert(keyValues).values(chunk.map((key) => ({ key, value: pairs[key]! }))));
       });
     },
 
@@ -86,7 +88,13 @@ export function createKeyValueStore(database: Database) {
         const existing = await presentKeys(tx, keys);
         const missing = keys.filter((k) => !existing.has(k));
         if (missing.length > 0) throw notFound(`Key ${listIds(missing)} does not exist; use POST to add it`);
-        for (const key of keys) await tx.update(keyValues).set({ value: pairs[key]! }).where(eq(keyValues.key, key));
+        // Every key exists (checked above): the upsert updates, a chunk of rows per statement.
+        await inChunks(keys, CHUNK, (chunk) =>
+          tx
+            .insert(keyValues)
+            .values(chunk.map((key) => ({ key, value: pairs[key]! })))
+            .onConflictDoUpdate({ target: keyValues.key, set: { value: sql`excluded.value` } }),
+        );
       });
     },
 

@@ -37,6 +37,20 @@ export function createLoopDelayMonitor(windowMs = LOOP_WINDOW_MS) {
       sample();
       return worst;
     },
+    /**
+     * Starts the worst and the window again, returning the worst until now: the controller calls it once it serves,
+     * so the worst since start is the longest hold while serving (a request, a commit, a timer), and module loading
+     * and migrations before it are reported apart (logged with the "listening on" line).
+     */
+    restart(): number {
+      sample();
+      const before = worst;
+      histogram.reset();
+      windowStart = performance.now();
+      last = { p50: 0, p99: 0, max: 0 };
+      worst = 0;
+      return before;
+    },
     stop(): void {
       histogram.disable();
     },

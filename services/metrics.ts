@@ -50,7 +50,7 @@ export function createMetrics(mainLoop: LoopDelayMonitor) {
   });
   new client.Gauge({
     name: 'eventloop_delay_max_seconds',
-    help: 'The longest event-loop delay of each thread since start',
+    help: 'The longest event-loop delay of each thread: main since the controller serves (starting is logged apart), core since start',
     labelNames: ['thread'],
     registers: [registry],
     collect() {

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database, WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';
@@ -115,14 +115,29 @@ function metering(record: TransactionRecord) {
   };
 }
 
-/** Adds the transactions `where` selects, just completed, to their days' sums (in the same write as the completion). */
+/**
+ * Adds the transactions `where` selects, just completed, to their days' sums, then brings the running totals of
+ * those days and every later one up to date (in the same write as the completion). A transaction completes after
+ * it started, so the days from its start day on are few: the day before a completion, today, rarely more.
+ */
 async function addToDays(tx: WriteTx, where: SQL): Promise<void> {
+  const day = sql.raw(`started_at / ${DAY_MS}`);
   await tx.run(sql`
     INSERT INTO ${transactionDays} (day, count, duration_ms, consumption_wh)
-    SELECT started_at / ${sql.raw(String(DAY_MS))}, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh)
+    SELECT ${day}, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh)
     FROM ${transactions} WHERE ${where} GROUP BY 1
     ON CONFLICT (day) DO UPDATE SET count = count + excluded.count, duration_ms = duration_ms + excluded.duration_ms,
       consumption_wh = consumption_wh + excluded.consumption_wh`);
+  await tx.run(sql`
+    WITH first(day) AS (SELECT min(${day}) FROM ${transactions} WHERE ${where}),
+    before AS (SELECT total_count AS c, total_duration_ms AS d, total_consumption_wh AS w FROM ${transactionDays}
+               WHERE day < (SELECT day FROM first) ORDER BY day DESC LIMIT 1),
+    base AS (SELECT coalesce((SELECT c FROM before), 0) AS c, coalesce((SELECT d FROM before), 0) AS d, coalesce((SELECT w FROM before), 0) AS w),
+    running AS (SELECT day, sum(count) OVER w AS c, sum(duration_ms) OVER w AS d, sum(consumption_wh) OVER w AS w
+                FROM ${transactionDays} WHERE day >= (SELECT day FROM first) WINDOW w AS (ORDER BY day))
+    UPDATE ${transactionDays} SET total_count = base.c + running.c, total_duration_ms = base.d + running.d,
+      total_consumption_wh = base.w + running.w
+    FROM running, base WHERE running.day = ${transactionDays}.day`);
 }
 
 /**
@@ -146,26 +161,38 @@ export function createTransactions(database: Database, now: () => number = Date.
     return { count: Number(row?.count ?? 0), durationMs: Number(row?.durationMs ?? 0), consumption: Number(row?.consumption ?? 0) };
   };
 
+  /** The running totals of every day up to and including `day` (zero before the first). */
+  const totalsUpTo = async (day: number) => {
+    if (day < Number.MIN_SAFE_INTEGER) return { count: 0, durationMs: 0, consumption: 0 };
+    const [row] = await db
+      .select({ count: transactionDays.totalCount, durationMs: transactionDays.totalDurationMs, consumption: transactionDays.totalConsumptionWh })
+      .from(transactionDays)
+      .where(lte(transactionDays.day, day))
+      .orderBy(desc(transactionDays.day))
+      .limit(1);
+    return row ?? { count: 0, durationMs: 0, consumption: 0 };
+  };
+
   /**
-   * The completed transactions of the range as JSON texts, oldest first (then in the order they were recorded), a
-   * page at a time (keyset on start time and rowid, the index's own order): memory stays bounded whatever the
-   * history, and the event loop is free between pages.
+   * The completed transactions of the range as JSON, oldest first (then in the order they were recorded), a page at
+   * a time: each page is the JSON texts of up to `pageRows` transactions joined by commas, written by SQLite in one
+   * row (keyset on start time and rowid, the index's own order). Memory stays bounded whatever the history, and the
+   * event loop is free between pages.
    */
-  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<string[]> {
-    const rowid = sql<number>`${transactions}.rowid`;
+  async function* pagesCompleted(range: TimeRange = {}, pageRows = LIST_PAGE_ROWS): AsyncGenerator<string> {
     let after: { startedAt: number; rowid: number } | undefined;
     for (;;) {
-      const rows = await db
-        .select({ json: COMPLETED_JSON, startedAt: transactions.startedAt, rowid })
-        .from(transactions)
-        .where(and(completedIn(range), after ? sql`(${transactions.startedAt}, ${rowid}) > (${after.startedAt}, ${after.rowid})` : undefined))
-        .orderBy(asc(transactions.startedAt), asc(rowid))
-        .limit(pageRows);
-      if (rows.length === 0) return;
-      yield rows.map((r) => r.json);
-      if (rows.length < pageRows) return;
-      const last = rows[rows.length - 1]!;
-      after = { startedAt: last.startedAt, rowid: last.rowid };
+      const where = and(completedIn(range), after ? sql`(${transactions.startedAt}, ${transactions}.rowid) > (${after.startedAt}, ${after.rowid})` : undefined);
+      const [page] = await db.all<{ json: string | null; rows: number; lastStart: number | null; lastRowid: number | null }>(sql`
+        WITH page AS (
+          SELECT ${COMPLETED_JSON} AS json, ${transactions.startedAt} AS s, ${transactions}.rowid AS r FROM ${transactions}
+          WHERE ${where} ORDER BY s, r LIMIT ${pageRows})
+        SELECT (SELECT group_concat(json, ',' ORDER BY s, r) FROM page) AS json, (SELECT count(*) FROM page) AS rows,
+          (SELECT s FROM page ORDER BY s DESC, r DESC LIMIT 1) AS lastStart, (SELECT r FROM page ORDER BY s DESC, r DESC LIMIT 1) AS lastRowid`);
+      if (!page || page.rows === 0 || page.json === null) return;
+      yield page.json;
+      if (page.rows < pageRows) return;
+      after = { startedAt: Number(page.lastStart), rowid: Number(page.lastRowid) };
       await nextTurn();
     }
   }
@@ -181,13 +208,14 @@ export function createTransactions(database: Database, now: () => number = Date.
     /** The completed transactions of the range, oldest first, all at once (tests, small ranges). */
     async listCompleted(range: TimeRange = {}): Promise<CompletedTransaction[]> {
       const all: CompletedTransaction[] = [];
-      for await (const page of pagesCompleted(range)) for (const json of page) all.push(JSON.parse(json) as CompletedTransaction);
+      for await (const page of pagesCompleted(range)) all.push(...(JSON.parse(`[${page}]`) as CompletedTransaction[]));
       return all;
     },
 
     /**
-     * Count, duration and energy of the completed transactions of the range: whole UTC days from the per-day sums,
-     * the partial days at the range's edges row by row, so the answer takes the same short time at any history.
+     * Count, duration and energy of the completed transactions of the range: whole UTC days from the running totals
+     * of the per-day sums (two lookups), the partial days at the range's edges row by row, so the answer takes the
+     * same short time at any history.
      */
     async summary(range: TimeRange = {}): Promise<TransactionsSummary> {
       // Whole days inside the range: [firstDay, lastDay]; everything else in the range is summed row by row.
@@ -197,17 +225,10 @@ export function createTransactions(database: Database, now: () => number = Date.
       let durationMs = 0;
       let consumption = 0;
       if (firstDay <= lastDay) {
-        const [days] = await db
-          .select({
-            count: sql<number | null>`sum(${transactionDays.count})`,
-            durationMs: sql<number | null>`sum(${transactionDays.durationMs})`,
-            consumption: sql<number | null>`sum(${transactionDays.consumptionWh})`,
-          })
-          .from(transactionDays)
-          .where(and(gte(transactionDays.day, firstDay), lte(transactionDays.day, lastDay)));
-        count += Number(days?.count ?? 0);
-        durationMs += Number(days?.durationMs ?? 0);
-        consumption += Number(days?.consumption ?? 0);
+        const [upTo, before] = await Promise.all([totalsUpTo(lastDay), totalsUpTo(firstDay - 1)]);
+        count += upTo.count - before.count;
+        durationMs += upTo.durationMs - before.durationMs;
+        consumption += upTo.consumption - before.consumption;
         const edges = [
           range.from !== undefined ? and(gte(transactions.startedAt, range.from), lt(transactions.startedAt, firstDay * DAY_MS)) : undefined,
           range.to !== undefined ? and(gte(transactions.startedAt, (lastDay + 1) * DAY_MS), lte(transactions.startedAt, range.to)) : undefined,

@@ -1,5 +1,5 @@
 import { count, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Database, WriteTx } from '../db/client.js';
+import { inChunks, type Database, type WriteTx } from '../db/client.js';
 import { TAG_PRIORITIES, TAG_TYPES, users, whitelist, whitelistRemovedDuplicates } from '../db/schema.js';
 import { invalid, listIds, notFound } from './errors.js';
 
@@ -7,6 +7,8 @@ export { TAG_PRIORITIES, TAG_TYPES };
 
 /** Most entries the local whitelist holds (as OCPP's LocalAuthListMaxLength bounds a local list). */
 export const WHITELIST_CAPACITY = 1000;
+/** Entries written per statement, or per turn of the event loop when edited one by one (a few ms each). */
+const CHUNK = 100;
 
 /** A whitelist entry (spec 2.12); absent optional fields are left out. */
 export interface WhitelistEntry {
@@ -108,7 +110,7 @@ export function createWhitelist(database: Database, now: () => number = Date.now
           );
         }
         const createdAt = now();
-        await tx.insert(whitelist).values(entries.map((e) => ({ id: e.id, ...toColumns(e), createdAt })));
+        await inChunks(entries, CHUNK, (chunk) => tx.insert(whitelist).values(chunk.map((e) => ({ id: e.id, ...toColumns(e), createdAt }))));
       });
     },
 
@@ -124,9 +126,9 @@ export function createWhitelist(database: Database, now: () => number = Date.now
         const missing = ids.filter((id) => !existing.has(tagKey(id)));
         if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted; use the command "add"`);
         await requireUsers(tx, entries);
-        for (const entry of entries) {
-          await tx.update(whitelist).set(toColumns(entry)).where(eq(storedKey, tagKey(entry.id)));
-        }
+        await inChunks(entries, CHUNK, async (chunk) => {
+          for (const entry of chunk) await tx.update(whitelist).set(toColumns(entry)).where(eq(storedKey, tagKey(entry.id)));
+        });
       });
     },
 

@@ -46,6 +46,9 @@ test('first start creates the data directory and database, prints the generated 
   for (let i = 0; i < 100 && !loginLogged(); i++) await new Promise((r) => setTimeout(r, 20));
   expect(loginLogged()).toBe(true);
   expect(run.stdout.join('')).not.toContain(password);
+  // What starting held the main thread is logged with the "listening on" line (the metric counts from there).
+  const listeningLine = JSON.parse(run.stdout.join('').split('\n').find((l) => l.includes('"listening on'))!) as { startupHoldMs?: unknown };
+  expect(listeningLine.startupHoldMs).toEqual(expect.any(Number));
 
   run.child.kill('SIGINT');
   expect((await once(run.child, 'exit'))[0]).toBe(0);

@@ -5,6 +5,7 @@ import { forbidden } from '../../services/errors.js';
 import { ControllerEventSchema, EVENTS_KEPT } from '../../services/events.js';
 import type { AppDeps, Router } from '../app.js';
 import { OperationFailed } from '../responses.js';
+import { streamJsonPages } from '../stream.js';
 import { RangeQuery, rangeOf } from './transactions.js';
 
 /** The lowest role that may read the event log (it names accounts, client addresses and tags). */
@@ -28,7 +29,7 @@ const EventList = v.object({ events: v.array(EventView) });
  * Extension outside the spec: GET /v1/events?from=&to=, the event log for people (services/events.ts), for role
  * operator and higher. `from`/`to` are UTC date-times with milliseconds, inclusive, as for /v1/transactions.
  */
-export function eventRoutes(router: Router, { events }: AppDeps): void {
+export function eventRoutes(router: Router, { events, logger }: AppDeps): void {
   router.resource(
     '/v1/events',
     {
@@ -44,7 +45,8 @@ export function eventRoutes(router: Router, { events }: AppDeps): void {
         },
         handle: async (c) => {
           if (!roleAtLeast(c.var.session.role, EVENTS_ROLE)) throw forbidden(`The event log needs a session of role ${EVENTS_ROLE} or higher`);
-          return c.json({ events: await events.list(rangeOf(c)) });
+          const body = streamJsonPages(events.pages(rangeOf(c)), { open: '{"events":[', close: ']}' }, (err) => logger.error({ err }, 'listing the events failed'));
+          return c.body(body, 200, { 'Content-Type': 'application/json' });
         },
       },
     },

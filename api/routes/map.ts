@@ -20,7 +20,7 @@ const params = { key: v.pipe(v.string(), v.maxLength(KV_MAX_KEY_LENGTH)) };
 export function mapRoutes(router: Router, { keyValues }: AppDeps): void {
   const tag = { tag: 'Key/value store' };
   router.resource('/v1/map', {
-    GET: { summary: 'All pairs, by key', responses: { 200: { description: 'The pairs', body: KeyValues } }, handle: async (c) => c.json(await keyValues.all()) },
+    GET: { summary: 'All pairs, by key', responses: { 200: { description: 'The pairs', body: KeyValues } }, handle: async (c) => c.body(await keyValues.allJson(), 200, { 'Content-Type': 'application/json' }) },
     POST: {
       summary: 'Add pairs (all or nothing)',
       body: Pairs,

@@ -4,6 +4,7 @@ import { parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { CompletedTransactions, CompletedTransactionsSummary, OperationFailed, OperationSucceeded } from '../responses.js';
 import { UtcDateTime } from '../schemas.js';
+import { streamJsonPages } from '../stream.js';
 import { invalid } from '../../services/errors.js';
 import type { TimeRange } from '../../services/transactions.js';
 
@@ -23,38 +24,6 @@ export function rangeOf(c: AppContext): TimeRange {
   return range;
 }
 
-/**
- * The JSON array of the pages (each a list of JSON texts), written as they are read: memory stays one page whatever
- * the history, the first bytes leave at once, and the event loop serves others between pages.
- */
-function streamJsonArray(pages: AsyncGenerator<string[]>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let opened = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const { value, done } = await pages.next();
-          if (done) {
-            controller.enqueue(encoder.encode(opened ? ']' : '[]'));
-            controller.close();
-            return;
-          }
-          controller.enqueue(encoder.encode((opened ? ',' : '[') + value.join(',')));
-          opened = true;
-        } catch (err) {
-          onError(err);
-          controller.error(err);
-        }
-      },
-      async cancel() {
-        await pages.return(undefined);
-      },
-    },
-    { highWaterMark: 1 },
-  );
-}
-
 const failed = (description: string) => ({ description, body: OperationFailed });
 
 /** Spec 4.3. */
@@ -68,7 +37,7 @@ export function transactionRoutes(router: Router, { transactions, charging, logg
       responses: { 200: { description: 'The transactions (CompletedTransactionDetails, spec 2.9)', body: CompletedTransactions }, 400: failed('A malformed date, or from later than to') },
       handle: (c) => {
         const pages = transactions.pagesCompleted(rangeOf(c));
-        const body = streamJsonArray(pages, (err) => logger.error({ err }, 'listing the transactions failed'));
+        const body = streamJsonPages(pages, { open: '[', close: ']' }, (err) => logger.error({ err }, 'listing the transactions failed'));
         return c.body(body, 200, { 'Content-Type': 'application/json' });
       },
     },

@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
+import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { BODY_LIMIT_BYTES } from '../../api/body.js';
+import { charCount } from '../../services/errors.js';
 import { FAILED, startHarness, useLoggedInController } from '../harness.js';
 
 const ctx = useLoggedInController();
@@ -147,4 +149,14 @@ test('bare /v1 and /v1/ answer 401 without a session (like every /v1 path) and 4
     const known = await ctx.h.http('GET', path, { session: ctx.session });
     expect([path, known.status, known.json]).toEqual([path, 404, FAILED]);
   }
+});
+
+test('charCount counts Unicode code points as iterating the string does (a surrogate pair once, a lone surrogate once)', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+      expect(charCount(text)).toBe([...text].length);
+    }),
+    { numRuns: 2000, seed: 61851 },
+  );
+  expect([charCount(''), charCount('😀'), charCount('a\uD800'), charCount('\uDC00\uD800'), charCount('😀'.repeat(1000))]).toEqual([0, 1, 2, 2, 1000]);
 });

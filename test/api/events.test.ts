@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loginProof } from '../../machines/secrets.js';
-import { EVENTS_KEPT } from '../../services/events.js';
+import { EVENT_PAGE_ROWS, EVENTS_KEPT } from '../../services/events.js';
 import { KNOWN, OTHER, UNKNOWN, startCharger, type Charger } from '../charging/scenario.js';
 import { FAILED, OPERATOR_PASSWORD, TEST_EPOCH, startHarness } from '../harness.js';
 
@@ -219,6 +219,9 @@ describe('in the database', () => {
       expect(kept.at(-1).kind).toBe('login');
       expect(kept.at(-2).reason).toBe('attempt 10999');
       expect(kept[0].reason).toBe(`attempt ${11_000 - EVENTS_KEPT + 1}`); // the login is the newest
+      // Written page by page (all at the same time here, so the pages follow the ids): each event once, in order.
+      expect(kept.slice(0, -1).map((e: any) => e.reason)).toEqual(Array.from({ length: EVENTS_KEPT - 1 }, (_, i) => `attempt ${11_000 - EVENTS_KEPT + 1 + i}`));
+      expect(EVENTS_KEPT).toBeGreaterThan(2 * EVENT_PAGE_ROWS);
     } finally {
       await h.stop();
     }

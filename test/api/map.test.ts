@@ -82,10 +82,37 @@ test(`at most ${KV_MAX_PAIRS} pairs: a request that would exceed it is 400 and a
   expect((await call('POST', '/v1/map', pairs(KV_MAX_PAIRS + 1, 'd'))).status).toBe(400);
 });
 
-test('a full store of maximal pairs fits in one request', async () => {
+/** Turns of the event loop while `work` runs (a chain of setImmediate callbacks counts them). */
+async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let spinning = true;
+  const spin = () => {
+    turns++;
+    if (spinning) setImmediate(spin);
+  };
+  setImmediate(spin);
+  try {
+    await work();
+  } finally {
+    spinning = false;
+  }
+  return turns;
+}
+
+test('a full store of maximal pairs fits in one request, and PATCH changes every value', async () => {
   const pairs = Object.fromEntries(Array.from({ length: KV_MAX_PAIRS }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));
   expect((await call('POST', '/v1/map', pairs)).status).toBe(201);
   expect(Object.keys(await all()).length).toBe(KV_MAX_PAIRS);
+  const changed = Object.fromEntries(Object.keys(pairs).map((k, i) => [k, `${i}`.padEnd(1000, 'w')]));
+  expect((await call('PATCH', '/v1/map', changed)).status).toBe(200);
+  expect(await all()).toEqual(changed);
+});
+
+test('a write of 1000 maximal pairs lets the event loop turn between its chunks of 100 (the check, then the writes)', async () => {
+  const store = ctx.h.controller.keyValues;
+  const pairs = Object.fromEntries(Array.from({ length: KV_MAX_PAIRS }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));
+  expect(await loopTurnsDuring(() => store.add(pairs))).toBeGreaterThanOrEqual(2 * (KV_MAX_PAIRS / 100 - 1));
+  expect(await loopTurnsDuring(() => store.update(pairs))).toBeGreaterThanOrEqual(2 * (KV_MAX_PAIRS / 100 - 1));
 });
 
 test('concurrent POSTs never exceed the limit, and each key is created exactly once', async () => {

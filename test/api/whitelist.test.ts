@@ -95,6 +95,10 @@ test(`the whitelist holds at most ${WHITELIST_CAPACITY} entries`, async () => {
   const over = await add([{ id: 'one-more' }]);
   expect([over.status, over.json]).toEqual([400, FAILED]);
   expect((await list()).length).toBe(WHITELIST_CAPACITY);
+  // Editing all of them at once: every entry changed (written in chunks, one write).
+  const named = tags.map((t, i) => ({ ...t, name: `card ${i}` }));
+  expect((await call('POST', '/v1/whitelist', { type: 'local', command: 'edit', tags: named })).status).toBe(200);
+  expect(await list()).toEqual(named);
 });
 
 test('DELETE: unknown id 404 and nothing deleted; missing or long parameters 400', async () => {

@@ -1,4 +1,5 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client/sqlite3';
@@ -62,6 +63,50 @@ test('migration 0003 resolves whitelist ids that differ only in letter case: the
       expect(again.logs.join('')).not.toContain('whitelist entry');
     } finally {
       await again.stop({ keepData: true });
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('migration 0006 gives the per-day sums of an older database their running totals: summaries of whole days come from them', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cc-migration-'));
+  try {
+    const old = await databaseBefore('0006_transaction_day_totals', dataDir);
+    const DAY = 86_400_000;
+    // Completed transactions on days 20000, 20001 and 20005 (two on the first), as the older version summed them.
+    const rows: Array<[number, number, number]> = [
+      [20000 * DAY + 1000, 3_600_000, 7000],
+      [20000 * DAY + 5000, 1_800_000, 1500],
+      [20001 * DAY, 600_000, 200],
+      [20005 * DAY + 99, 60_000, 40],
+    ];
+    for (const [i, [start, duration, wh]] of rows.entries()) {
+      await old.execute({
+        sql: `INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at, max_power_w, stop_reason, checkpointed_at)
+              VALUES (?, 'T', ?, ?, 0, ?, ?, ?, 1000, 'EVDisconnected', ?)`,
+        args: [`0000000${i}-0000-4000-8000-000000000000`, start, start + duration, start, wh, start + duration, start + duration],
+      });
+    }
+    await old.execute(`INSERT INTO transaction_days (day, count, duration_ms, consumption_wh)
+      SELECT started_at / ${DAY}, count(*), sum(ended_at - started_at), sum(meter_last_wh - meter_start_wh) FROM transactions GROUP BY 1`);
+    old.close();
+
+    const h = await startHarness({ dataDir });
+    try {
+      const totals = await h.controller.database.db.all(sql`SELECT day, total_count, total_duration_ms, total_consumption_wh FROM transaction_days ORDER BY day`);
+      expect(totals).toEqual([
+        { day: 20000, total_count: 2, total_duration_ms: 5_400_000, total_consumption_wh: 8500 },
+        { day: 20001, total_count: 3, total_duration_ms: 6_000_000, total_consumption_wh: 8700 },
+        { day: 20005, total_count: 4, total_duration_ms: 6_060_000, total_consumption_wh: 8740 },
+      ]);
+      const session = await h.login();
+      const summary = async (query = '') => (await h.http('GET', `/v1/transactions/summary${query}`, { session })).json;
+      expect(await summary()).toEqual({ transactionCount: 4, totalDuration: 6060, totalConsumption: 8740 });
+      const iso = (day: number) => new Date(day * DAY).toISOString();
+      expect(await summary(`?from=${iso(20001)}&to=${iso(20006)}`)).toEqual({ transactionCount: 2, totalDuration: 660, totalConsumption: 240 });
+    } finally {
+      await h.stop({ keepData: true });
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });
