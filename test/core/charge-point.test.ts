@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChargePointHardware } from '../../drivers/types.js';
+import { transactions as transactionsTable } from '../../db/schema.js';
 import {
+  CHECKPOINT_INTERVAL_MS,
   CONTACTOR_SETTLE_MS,
   PILOT_DEBOUNCE_MS,
   POLL_INTERVAL_MS,
@@ -27,6 +29,27 @@ afterEach(async () => {
   await Promise.all(open.map((c) => c.h.stop()));
   open = [];
 });
+
+/**
+ * A charger whose meter reads are timed: the poll loop reads the meter every POLL_INTERVAL_MS from the first read,
+ * so `untilBeforePoll(ms)` steps the clock to `ms` before the next poll.
+ */
+async function timedCharger(wrap: (hw: ChargePointHardware, clock: ManualClock) => ChargePointHardware = (hw) => hw) {
+  let clockOf!: ManualClock;
+  let firstRead: number | undefined;
+  const c = await charger({
+    chargePoint: (hw, clock) => {
+      clockOf = clock;
+      const timed = { ...hw, meter: { ...hw.meter, read: () => ((firstRead ??= clock.now()), hw.meter.read()) } };
+      return wrap(timed, clock);
+    },
+  });
+  const untilBeforePoll = async (ms: number) => {
+    const phase = (clockOf.now() - firstRead!) % POLL_INTERVAL_MS;
+    await c.step((2 * POLL_INTERVAL_MS - phase - ms) % POLL_INTERVAL_MS);
+  };
+  return { c, untilBeforePoll };
+}
 
 const codes = async (c: Charger): Promise<string[]> => (await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode);
 const systemState = async (c: Charger): Promise<string> => (await c.state()).systemState;
@@ -101,20 +124,10 @@ describe('contactor supervision', () => {
 
   it('the auxiliary contact gets its settle time also when a poll falls just after a command (a real contact is late)', async () => {
     const LAG_MS = 30;
-    let clockOf!: ManualClock;
-    const polls: number[] = [];
-    const lagging = (hw: ChargePointHardware, clock: ManualClock): ChargePointHardware => {
-      clockOf = clock;
+    const { c, untilBeforePoll } = await timedCharger((hw, clock) => {
       let contact = false;
       return {
         ...hw,
-        meter: {
-          ...hw.meter,
-          read: () => {
-            polls.push(clock.now());
-            return hw.meter.read();
-          },
-        },
         contactor: {
           ...hw.contactor,
           set(closed) {
@@ -124,22 +137,35 @@ describe('contactor supervision', () => {
           feedback: () => contact,
         },
       };
-    };
-    const c = await charger({ chargePoint: lagging });
-    // Polls run every POLL_INTERVAL_MS from the first one; commands are acted on one debounce after the CP changes.
-    const untilJustBeforePoll = async () => {
-      const phase = (clockOf.now() - polls[0]!) % POLL_INTERVAL_MS;
-      await c.step((POLL_INTERVAL_MS - phase - PILOT_DEBOUNCE_MS - LAG_MS / 3 + POLL_INTERVAL_MS) % POLL_INTERVAL_MS);
-    };
+    });
     await c.act('plug');
     await c.tag(KNOWN);
-    await untilJustBeforePoll();
-    await c.sim('charge'); // the contactor closes 10 ms before a poll, its contact 20 ms after it
+    // Acted on one debounce after the CP changes: the contactor closes 10 ms before a poll, its contact 20 ms after.
+    await untilBeforePoll(PILOT_DEBOUNCE_MS + 10);
+    await c.sim('charge');
     await c.step(2 * POLL_INTERVAL_MS);
     expect([await systemState(c), await codes(c)]).toEqual(['charging', []]);
-    await untilJustBeforePoll();
+    await untilBeforePoll(PILOT_DEBOUNCE_MS + 10);
     await c.sim('pause'); // and opens 10 ms before a poll
     await c.step(2 * POLL_INTERVAL_MS);
     expect([await systemState(c), await codes(c)]).toEqual(['charging_pause', []]);
+  });
+});
+
+describe('transaction checkpoints', () => {
+  it('a poll exactly CHECKPOINT_INTERVAL_MS after the last checkpoint writes the next one', async () => {
+    const { c, untilBeforePoll } = await timedCharger();
+    await charging(c);
+    const row = async () => (await c.h.controller.database.db.select().from(transactionsTable))[0]!;
+    // The EV pauses exactly at a poll: a state change, so a checkpoint then.
+    await untilBeforePoll(PILOT_DEBOUNCE_MS);
+    await c.sim('pause');
+    await c.step(PILOT_DEBOUNCE_MS);
+    const paused = c.h.clock.now();
+    expect((await row()).checkpointedAt).toBe(paused);
+    await c.step(CHECKPOINT_INTERVAL_MS - 1);
+    expect((await row()).checkpointedAt).toBe(paused);
+    await c.step(1);
+    expect((await row()).checkpointedAt).toBe(paused + CHECKPOINT_INTERVAL_MS);
   });
 });
