@@ -10,6 +10,7 @@ import {
   TEMPERATURE_RESUME_C,
   TEMPERATURE_WARNING_C,
 } from '../../services/core/charge-point.js';
+import { HMI_PATTERNS } from '../../services/hmi.js';
 import type { ManualClock } from '../clock.js';
 import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
 
@@ -167,5 +168,40 @@ describe('transaction checkpoints', () => {
     expect((await row()).checkpointedAt).toBe(paused);
     await c.step(1);
     expect((await row()).checkpointedAt).toBe(paused + CHECKPOINT_INTERVAL_MS);
+  });
+});
+
+describe('outputs', () => {
+  it('each output is commanded when it changes, not again; the LEDs show the HMI state', async () => {
+    const commands: string[] = [];
+    const c = await charger({
+      chargePoint: (hw) => ({
+        ...hw,
+        pilot: { ...hw.pilot, setDuty: (d) => (commands.push(d === null ? 'pwm off' : 'pwm on'), hw.pilot.setDuty(d)) },
+        cableLock: { ...hw.cableLock, set: (on) => (commands.push(on ? 'lock' : 'unlock'), hw.cableLock.set(on)) },
+        contactor: { ...hw.contactor, set: (on) => (commands.push(on ? 'close' : 'open'), hw.contactor.set(on)) },
+      }),
+    });
+    await c.act('plug');
+    expect((await c.view()).plant.leds).toEqual(HMI_PATTERNS['Waiting for authorization']);
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await c.step(3 * POLL_INTERVAL_MS);
+    await c.tag(KNOWN); // stops the transaction: under load, through the power cut
+    await c.act('pause');
+    await c.act('unplug');
+    expect(commands).toEqual(['pwm on', 'lock', 'close', 'pwm off', 'open', 'unlock']);
+    await c.step(2 * POLL_INTERVAL_MS); // past the tag's 'Reading card'
+    expect((await c.view()).plant.leds).toEqual(HMI_PATTERNS.Available);
+  });
+
+  it('a graceful stop while charging leaves the outputs safe: contactor open, PWM off, cable unlocked', async () => {
+    let plant!: ChargePointHardware;
+    const c = await charger({ chargePoint: (hw) => (plant = hw) });
+    await charging(c);
+    expect([plant.contactor.commanded(), plant.pilot.duty() !== null, plant.cableLock.commanded()]).toEqual([true, true, true]);
+    await c.h.stop();
+    open = [];
+    expect([plant.contactor.commanded(), plant.pilot.duty(), plant.cableLock.commanded()]).toEqual([false, null, false]);
   });
 });
