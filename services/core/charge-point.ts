@@ -88,6 +88,8 @@ export function createChargePoint(deps: ChargePointDeps) {
   let pilotTimer: unknown;
   let pollTimer: unknown;
   let contactorTimer: unknown;
+  /** From a contactor command until its settle time has passed: the auxiliary contact may still be moving. */
+  let contactorSettling = false;
   let stopped = false;
   const reportedFaults = new Set<BlockingFault>();
   const unsubscribers: Array<() => void> = [];
@@ -190,7 +192,8 @@ export function createChargePoint(deps: ChargePointDeps) {
     await readMeter();
     await superviseTemperature();
     if (stopped) return;
-    superviseContactor();
+    // Not within a command's settle time (a poll just after it would see a contact still moving as a fault).
+    if (!contactorSettling) superviseContactor();
     if (active && clock.now() - checkpointedAt >= CHECKPOINT_INTERVAL_MS) checkpoint();
     pollTimer = clock.setTimeout(() => void track(poll()), POLL_INTERVAL_MS);
   }
@@ -218,7 +221,11 @@ export function createChargePoint(deps: ChargePointDeps) {
     if (!locked && hardware.cableLock.commanded()) hardware.cableLock.set(false);
     if (changedContactor) {
       clock.clearTimeout(contactorTimer);
-      contactorTimer = clock.setTimeout(superviseContactor, CONTACTOR_SETTLE_MS);
+      contactorSettling = true;
+      contactorTimer = clock.setTimeout(() => {
+        contactorSettling = false;
+        superviseContactor();
+      }, CONTACTOR_SETTLE_MS);
     }
   }
 
