@@ -105,33 +105,25 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
     // Each group starts on a new turn of the event loop: timers (the heartbeat to the charge-point core) and I/O run
     // between commits, however many writes are queued and however slow each commit is.
     await nextTurn();
-    const group: PendingWrite[] = [];
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    /** The group's writes in order, each with what its work gave: its result, or the error it threw. */
+    const group: Array<{ write: PendingWrite; ok: boolean; outcome: unknown }> = [];
     try {
       await db.transaction(async (tx) => {
         const started = now();
         while (pending.length > 0 && group.length < GROUP_MAX_WRITES && (group.length === 0 || now() - started < GROUP_MAX_WORK_MS)) {
           const write = pending.shift()!;
-          group.push(write);
           try {
-            outcomes.push({ ok: true, value: await tx.transaction((savepoint) => write.work(savepoint)) });
+            group.push({ write, ok: true, outcome: await tx.transaction((savepoint) => write.work(savepoint)) });
           } catch (error) {
-            outcomes.push({ ok: false, error });
+            group.push({ write, ok: false, outcome: error });
           }
         }
       });
       afterCommit();
-      group.forEach((write, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) write.resolve(outcome.value);
-        else write.reject(outcome.error);
-      });
+      for (const { write, ok, outcome } of group) (ok ? write.resolve : write.reject)(outcome);
     } catch (error) {
       // The group's transaction failed (BEGIN or COMMIT: the disk): none of its writes is durable.
-      group.forEach((write, i) => {
-        const outcome = outcomes[i];
-        write.reject(outcome && !outcome.ok ? outcome.error : error);
-      });
+      for (const { write, ok, outcome } of group) write.reject(ok ? error : outcome);
     }
   }
 

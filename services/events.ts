@@ -188,16 +188,15 @@ export function createEventLog({ database, now, logger }: { database: Database; 
       log.record(event);
     },
     async *pages(range, pageRows = EVENT_PAGE_ROWS) {
+      const inRange: SQL[] = [];
+      if (range.from !== undefined) inRange.push(gte(eventsTable.at, range.from));
+      if (range.to !== undefined) inRange.push(lte(eventsTable.at, range.to));
       let after: { at: number; id: number } | undefined;
       for (;;) {
-        const conditions: SQL[] = [];
-        if (range.from !== undefined) conditions.push(gte(eventsTable.at, range.from));
-        if (range.to !== undefined) conditions.push(lte(eventsTable.at, range.to));
-        if (after) conditions.push(sql`(${eventsTable.at}, ${eventsTable.id}) > (${after.at}, ${after.id})`);
         const rows = await database.db
           .select()
           .from(eventsTable)
-          .where(conditions.length ? and(...conditions) : undefined)
+          .where(and(...inRange, after ? sql`(${eventsTable.at}, ${eventsTable.id}) > (${after.at}, ${after.id})` : undefined))
           .orderBy(asc(eventsTable.at), asc(eventsTable.id))
           .limit(pageRows);
         if (rows.length === 0) return;

@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { transitionTable } from '../../machines/transitions.js';
 import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
-import { KNOWN, OTHER, startCharger, taken, UNKNOWN, type Charger } from './scenario.js';
+import { KNOWN, OTHER, taken, UNKNOWN, useChargers, type Charger } from './scenario.js';
 import { startOcppCharger, until } from '../ocpp/support.js';
 
 /**
@@ -11,16 +11,8 @@ import { startOcppCharger, until } from '../ocpp/support.js';
  * clock. The last test checks that together they took every transition of docs/charge-cycle.md.
  */
 
-let open: Charger[] = [];
-async function charger(): Promise<Charger> {
-  const c = await startCharger();
-  open.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(open.map((c) => c.h.stop()));
-  open = [];
-});
+const chargers = useChargers();
+const charger = (): Promise<Charger> => chargers.start();
 
 const brief = (s: any) => [s.systemState, s.ocppState, s.authState];
 
@@ -427,7 +419,7 @@ describe('faults and unavailability from every state', () => {
       expect(brief(await c.state()), name).toEqual(['unavailable', 'unavailable', 'not_authorized_for_charging']);
       expect((await c.view()).plant, name).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: false });
       await c.h.stop();
-      open = open.filter((o) => o !== c);
+      chargers.stopped(c);
     }
   });
 
@@ -685,9 +677,8 @@ describe('persistence of the active transaction', () => {
     await c.step(60_000);
     const dataDir = c.h.dataDir;
     await c.h.stop({ keepData: true });
-    open = [];
-    const again = await startCharger({ dataDir });
-    open.push(again);
+    chargers.stopped(c);
+    const again = await chargers.start({ dataDir });
     const [tx] = (await again.api('GET', '/v1/transactions')).json;
     expect(tx).toMatchObject({ tagId: KNOWN, consumption: 184 });
     expect((await again.state()).systemState).toBe('idle');
@@ -698,8 +689,7 @@ describe('persistence of the active transaction', () => {
 
 describe('stopped by the central system (OCPP RemoteStopTransaction)', () => {
   it('before the EV asks for energy, while charging, and while pausing: finished, or stopping under load', async () => {
-    const c = await startOcppCharger();
-    open.push(c);
+    const c = chargers.keep(await startOcppCharger());
     try {
       await c.online();
       const stop = async (n: number) => {

@@ -1,19 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
-import { KNOWN, startCharger, type Charger } from './scenario.js';
+import { KNOWN, useChargers, type Charger } from './scenario.js';
 
-let open: Charger[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((c) => c.h.stop()));
-  open = [];
-});
+const charger = useChargers().start;
 
 const register = async (c: Charger) => (await c.view()).plant.energyWh as number;
 
 describe('metering: a transaction counts only energy read after its start', () => {
   it('meter offline over an unplug and a new start: nothing of the previous session is billed to the next; the gaps are stated', async () => {
-    const c = await startCharger();
-    open.push(c);
+    const c = await charger();
     await c.act('plug');
     await c.tag(KNOWN);
     await c.act('charge');
@@ -62,8 +57,7 @@ describe('metering: a transaction counts only energy read after its start', () =
   });
 
   it('a transaction metered from start to end states no gap', async () => {
-    const c = await startCharger();
-    open.push(c);
+    const c = await charger();
     await c.act('plug');
     const before = await register(c);
     await c.tag(KNOWN);

@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PAIRING_DURATION_MS, pairingMachine } from '../../machines/pairing.js';
 import { transitionTable } from '../../machines/transitions.js';
 import { FAILED } from '../harness.js';
-import { KNOWN, startCharger, taken, UNKNOWN, type Charger } from './scenario.js';
+import { KNOWN, taken, UNKNOWN, useChargers, type Charger } from './scenario.js';
 
 /** Pairing mode (spec 3, 4.5) through the API and the simulated reader, with the manual clock. */
 
-let open: Charger[] = [];
-async function charger(opts: { dataDir?: string } = {}): Promise<Charger> {
-  const c = await startCharger(opts);
-  open.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(open.map((c) => c.h.stop()));
-  open = [];
-});
+const chargers = useChargers();
+const charger = chargers.start;
 
 const pair = (c: Charger) => c.api('POST', '/v1/whitelist/pairing');
 const paired = (c: Charger) => c.api('GET', '/v1/whitelist/pairing');
@@ -98,7 +90,7 @@ describe('pairing mode', () => {
     expect((await c.h.http('POST', '/v1/whitelist/pairing')).status).toBe(401);
     const dataDir = c.h.dataDir;
     await c.h.stop({ keepData: true });
-    open = [];
+    chargers.stopped(c);
     const again = await charger({ dataDir });
     expect((await paired(again)).status).toBe(500);
   });

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import type { AnyStateNode, InspectionEvent } from 'xstate';
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import { takenKey } from '../../machines/transitions.js';
@@ -119,5 +120,26 @@ export async function startCharger(
       await step(0);
     },
     beeps: async () => (await h.http('GET', '/sim')).json.plant.beeps,
+  };
+}
+
+/**
+ * The chargers of a test file, each stopped after its test: `start` starts one as startCharger does, `keep` takes one
+ * started otherwise (an OCPP charger), `stopped` forgets one the test stopped itself.
+ */
+export function useChargers() {
+  let open: Charger[] = [];
+  afterEach(async () => {
+    const stopping = open;
+    open = [];
+    await Promise.all(stopping.map((c) => c.h.stop()));
+  });
+  const keep = <C extends Charger>(c: C): C => (open.push(c), c);
+  return {
+    start: async (opts?: Parameters<typeof startCharger>[0]): Promise<Charger> => keep(await startCharger(opts)),
+    keep,
+    stopped(c: Charger): void {
+      open = open.filter((o) => o !== c);
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../../services/core/charge-point.js';
 import { HMI_PATTERNS } from '../../services/hmi.js';
 import type { ManualClock } from '../clock.js';
-import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
+import { KNOWN, useChargers, type Charger } from '../charging/scenario.js';
 
 /**
  * The charge-point core's supervision (services/core/charge-point.ts) at its boundaries, through the API and the
@@ -20,16 +20,8 @@ import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
  * latched fault), the meter warning. Written for the mutants Stryker found surviving there (docs/mutation-testing.md).
  */
 
-let open: Charger[] = [];
-async function charger(opts: Parameters<typeof startCharger>[0] = {}): Promise<Charger> {
-  const c = await startCharger(opts);
-  open.push(c);
-  return c;
-}
-afterEach(async () => {
-  await Promise.all(open.map((c) => c.h.stop()));
-  open = [];
-});
+const chargers = useChargers();
+const charger = chargers.start;
 
 /**
  * A charger whose meter reads are timed: the poll loop reads the meter every POLL_INTERVAL_MS from the first read,
@@ -201,7 +193,7 @@ describe('outputs', () => {
     await charging(c);
     expect([plant.contactor.commanded(), plant.pilot.duty() !== null, plant.cableLock.commanded()]).toEqual([true, true, true]);
     await c.h.stop();
-    open = [];
+    chargers.stopped(c);
     expect([plant.contactor.commanded(), plant.pilot.duty(), plant.cableLock.commanded()]).toEqual([false, null, false]);
   });
 });

@@ -62,7 +62,7 @@ describe('boot', () => {
     expect(boots).toBe(2);
   });
 
-  test('heartbeats at the central system\'s interval; ChangeConfiguration HeartbeatInterval changes it', async () => {
+  test('heartbeats at the central system\'s interval; ChangeConfiguration HeartbeatInterval changes it, the link staying online', async () => {
     const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 120 }));
@@ -75,6 +75,8 @@ describe('boot', () => {
     await until(c, () => beats() === 1, 'a heartbeat');
     await c.step(120_000);
     await until(c, () => beats() === 2, 'the second heartbeat');
+    const statuses = csms.calls('StatusNotification').length;
+    expect(statuses).toBe(2); // connectors 0 and 1
     expect(await csms.call('ChangeConfiguration', { key: 'HeartbeatInterval', value: '45' })).toEqual({ status: 'Accepted' });
     await c.step(0);
     expect((await c.api('GET', '/v1/settings?params=OcppHeartbeatInterval')).json.params[0].OcppHeartbeatInterval).toBe(45);
@@ -82,6 +84,8 @@ describe('boot', () => {
     expect(beats()).toBe(2);
     await c.step(1_000);
     await until(c, () => beats() === 3, 'a heartbeat after 45 s');
+    // The link stayed online: the statuses were not sent again.
+    expect(csms.calls('StatusNotification')).toHaveLength(statuses);
   });
 
   test('the central system\'s time keeps the controller\'s clock: stored, shown and sent times follow it (1 h ahead)', async () => {

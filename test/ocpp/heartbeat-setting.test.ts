@@ -27,18 +27,3 @@ test('the OcppHeartbeatInterval setting at start: heartbeats every 90 s when the
   await c.step(1_000);
   await until(c, () => beats() === 2, 'the second heartbeat after 90 s');
 });
-
-test('ChangeConfiguration HeartbeatInterval while online: the next heartbeat 45 s from now, the statuses not sent again', async () => {
-  const clock = new ManualClock(TEST_EPOCH);
-  const csms = await startCsms({ now: () => clock.now() });
-  const c = await charger({ csms, clock });
-  await c.online();
-  await until(c, () => csms.calls('StatusNotification').length === 2, 'the statuses of connectors 0 and 1');
-  await c.step(100_000);
-  expect(await csms.call('ChangeConfiguration', { key: 'HeartbeatInterval', value: '45' })).toEqual({ status: 'Accepted' });
-  await c.step(44_000);
-  expect(csms.calls('Heartbeat')).toHaveLength(0);
-  await c.step(1_000);
-  await until(c, () => csms.calls('Heartbeat').length === 1, 'a heartbeat 45 s after the change');
-  expect(csms.calls('StatusNotification')).toHaveLength(2);
-});
