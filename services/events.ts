@@ -1,7 +1,6 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { and, asc, gte, lte, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Database } from '../db/client.js';
+import { nextPageTurn, type Database } from '../db/client.js';
 import { TAG_ACCEPTANCES, TAG_REFUSALS as CHARGE_CYCLE_REFUSALS } from '../machines/charge-cycle.js';
 import { events as eventsTable } from '../db/schema.js';
 import type { Logger } from './logger.js';
@@ -209,7 +208,7 @@ export function createEventLog({ database, now, logger }: { database: Database; 
         if (rows.length < pageRows) return;
         const last = rows[rows.length - 1]!;
         after = { at: last.at, id: last.id };
-        await nextTurn();
+        await nextPageTurn();
       }
     },
     async settled() {

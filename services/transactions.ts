@@ -1,6 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { Database, WriteTx } from '../db/client.js';
+import { nextPageTurn, type Database, type WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';
 import { notFound } from './errors.js';
@@ -193,7 +192,7 @@ export function createTransactions(database: Database, now: () => number = Date.
       yield page.json;
       if (page.rows < pageRows) return;
       after = { startedAt: Number(page.lastStart), rowid: Number(page.lastRowid) };
-      await nextTurn();
+      await nextPageTurn();
     }
   }
 

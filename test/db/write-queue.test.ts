@@ -5,7 +5,8 @@ import { createClient } from '@libsql/client/sqlite3';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/libsql/sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { createWriteQueue, GROUP_MAX_WORK_MS, GROUP_MAX_WRITES, openDatabase, type Db } from '../../db/client.js';
+import Libsql from 'libsql';
+import { createWriteQueue, GROUP_MAX_WORK_MS, GROUP_MAX_WRITES, openDatabase, STATEMENT_CACHE_SIZE, type Db } from '../../db/client.js';
 import * as schema from '../../db/schema.js';
 
 const { keyValues } = schema;
@@ -122,4 +123,26 @@ test('close refuses new writes and waits for the queued ones', async () => {
   const reopened = await openDatabase(url);
   expect(await reopened.db.select().from(keyValues)).toEqual([{ key: 'q', value: 'v' }]);
   await reopened.close();
+});
+
+test('each connection prepares a statement once and reuses it, also after it failed; the least recently used go first', async () => {
+  await (await openDatabase(`file:${join(dir, 'controller.db')}`)).close(); // keeps prepared statements from now on
+  const connection = new Libsql(join(dir, 'controller.db'));
+  const insert = connection.prepare('INSERT INTO key_values (key, value) VALUES (?, ?)');
+  expect(connection.prepare('INSERT INTO key_values (key, value) VALUES (?, ?)')).toBe(insert);
+  insert.run(['a', 'A']);
+  expect(() => insert.run(['a', 'again'])).toThrow(/UNIQUE/);
+  insert.run(['b', 'B']);
+  const select = connection.prepare('SELECT key, value FROM key_values WHERE key >= ? ORDER BY key');
+  expect(select.all(['a'])).toEqual([{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }]);
+  expect(select.all(['b'])).toEqual([{ key: 'b', value: 'B' }]);
+  for (let i = 0; i < STATEMENT_CACHE_SIZE - 2; i++) connection.prepare(`SELECT ${i}`);
+  connection.prepare('SELECT key, value FROM key_values WHERE key >= ? ORDER BY key'); // used again: kept longer
+  connection.prepare('SELECT -1');
+  expect(connection.prepare('SELECT key, value FROM key_values WHERE key >= ? ORDER BY key')).toBe(select);
+  expect(connection.prepare('INSERT INTO key_values (key, value) VALUES (?, ?)')).not.toBe(insert);
+  const other = new Libsql(join(dir, 'controller.db'));
+  expect(other.prepare('SELECT 1')).not.toBe(connection.prepare('SELECT 1'));
+  other.close();
+  connection.close();
 });
