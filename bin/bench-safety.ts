@@ -28,7 +28,7 @@ import {
   login,
   PASSWORD,
   printTable,
-  rssMB,
+  memoryMB,
   spawnChild,
   startCommand,
   type AutocannonRun,
@@ -214,8 +214,13 @@ export async function benchSafety(root: string): Promise<boolean> {
   const perKind = new Map(LOAD.filter((k) => k.api).map((k) => [k.name, new Latencies()]));
   let apiResponses = 0;
   let apiBad = 0;
-  let rssMax = rssMB(child.pid);
-  const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMB(child.pid))), RSS_SAMPLE_MS);
+  /** The controller's memory when its RSS was highest. */
+  let memoryAtMax = memoryMB(child.pid);
+  const sampleMemory = () => {
+    const now = memoryMB(child.pid);
+    if (now.rss > memoryAtMax.rss) memoryAtMax = now;
+  };
+  const sampler = setInterval(sampleMemory, RSS_SAMPLE_MS);
   let runs: AutocannonRun[] = [];
   const fromB = await alternating(base, session, async () => {
     runs = LOAD.map((kind) => {
@@ -243,13 +248,15 @@ export async function benchSafety(root: string): Promise<boolean> {
   for (const run of runs) run.stop();
   const results = await Promise.all(runs);
   clearInterval(sampler);
-  rssMax = Math.max(rssMax, rssMB(child.pid));
+  sampleMemory();
+  const rssMax = memoryAtMax.rss;
   reactionRows('b: 64 connections of mixed load', fromB);
   const apiP99 = api.percentile(0.99);
   rows.push(
     { figure: '(b) API p99 (full-history lists apart)', measured: `${apiP99.toFixed(1)} ms`, target: `< ${TARGET.apiP99Ms} ms`, pass: apiP99 < TARGET.apiP99Ms },
     { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
     { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
+    { figure: '(b) at that max: anonymous / file-backed (node binary, libraries)', measured: `${memoryAtMax.anon.toFixed(1)} / ${memoryAtMax.file.toFixed(1)} MB` },
     ...LOAD.map((kind, i) => ({ figure: `(b) ${kind.name}: connections, responses`, measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}` })),
     ...[...perKind].map(([name, l]) => ({ figure: `(b) ${name}: p50 / p99`, measured: `${l.percentile(0.5).toFixed(1)} / ${l.percentile(0.99).toFixed(1)} ms` })),
     { figure: '(b) full-history list p50 / max', measured: `${percentile(lists.sort((x, y) => x - y), 0.5).toFixed(0)} / ${(lists.at(-1) ?? NaN).toFixed(0)} ms` },
@@ -257,14 +264,11 @@ export async function benchSafety(root: string): Promise<boolean> {
   );
   const metrics = (await getJson(`${base}/metrics`)).text;
   const loop = (thread: string) => Number(new RegExp(`^eventloop_delay_max_seconds\\{thread="${thread}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]) * 1000;
-  const mainHold = loop('main');
+  // Under (b) one turn of the main thread's loop serves every connection that is ready (up to 64 requests), and
+  // the thread shares the 2 cores with the load generator: this delay is many requests' and the scheduler's, not
+  // one request's hold (that is (d)).
   rows.push(
-    {
-      figure: '(a+b) longest main-thread hold (event-loop delay max)',
-      measured: `${mainHold.toFixed(1)} ms`,
-      target: `< ${TARGET.mainHoldMs} ms`,
-      pass: mainHold < TARGET.mainHoldMs,
-    },
+    { figure: '(a+b) event-loop delay max, main thread (a turn serves up to 64 requests)', measured: `${loop('main').toFixed(1)} ms` },
     { figure: '(a+b) event-loop delay max, core thread', measured: `${loop('core').toFixed(1)} ms` },
   );
   await child.stop();

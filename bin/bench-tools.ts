@@ -210,9 +210,21 @@ export function freePort(): Promise<number> {
 
 /** Resident memory of `pid` in MB (10^6 bytes), from /proc/<pid>/status. */
 export function rssMB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
-  return (Number(match[1]) * 1024) / 1e6;
+  return memoryMB(pid).rss;
+}
+
+/**
+ * A process's resident memory (MB) and its two parts: anonymous (its heaps, stacks, buffers: its own) and
+ * file-backed (the pages of the `node` binary and the libraries it runs, shared with every process that maps them).
+ */
+export function memoryMB(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kB = (name: string) => {
+    const match = new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, 'm').exec(status);
+    if (!match) throw new Error(`no ${name} for pid ${pid}`);
+    return (Number(match[1]) * 1024) / 1e6;
+  };
+  return { rss: kB('VmRSS'), anon: kB('RssAnon'), file: kB('RssFile') };
 }
 
 // ---- HTTP ----

@@ -45,6 +45,7 @@ import {
   median,
   PASSWORD,
   printTable,
+  memoryMB,
   rssMB,
   spawnChild,
   startCommand,
@@ -201,7 +202,8 @@ async function bench(root: string): Promise<boolean> {
     else controller = child;
   }
   if (!controller) throw new Error('no controller');
-  const rssAfterStart = rssMB(controller.pid);
+  const afterStart = memoryMB(controller.pid);
+  const rssAfterStart = afterStart.rss;
   const base = `http://${HOST}:${port}`;
 
   // 2. Session and the body the bare server will return.
@@ -290,6 +292,7 @@ async function bench(root: string): Promise<boolean> {
       pass: ctlBad === 0 && ctlResponses > 0,
     },
     { figure: 'controller RSS after start', measured: mb(rssAfterStart), target: `< ${TARGET.rssMB} MB`, pass: rssAfterStart < TARGET.rssMB },
+    { figure: 'after start: anonymous / file-backed (node binary, libraries)', measured: `${afterStart.anon.toFixed(1)} / ${afterStart.file.toFixed(1)} MB` },
     { figure: `controller RSS max under load (rounds, then ${SOAK_S} s alone)`, measured: mb(rssMax), target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
     { figure: 'start to listening, first start', measured: ms(startMs[0]!), target: `< ${TARGET.startMs} ms`, pass: startMs[0]! < TARGET.startMs },
     {
