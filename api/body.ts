@@ -85,6 +85,14 @@ export class ClientClosed extends Error {
   }
 }
 
+/** Whether the request carries a body (over HTTP: a length above 0 or a chunked transfer was announced), unread. */
+export function hasBody(c: AppContext): boolean {
+  const incoming = c.env?.incoming;
+  if (!incoming) return c.req.raw.body !== null;
+  const length = incoming.headers['content-length'];
+  return (length !== undefined && length !== '0') || incoming.headers['transfer-encoding'] !== undefined;
+}
+
 /**
  * The body's bytes: over HTTP straight from the Node request (for every method: a `Request` cannot carry a GET's
  * body, and building one for the body alone cost a twentieth of the main thread under load), read through a stream
@@ -94,7 +102,7 @@ export class ClientClosed extends Error {
 function bodyStream(c: AppContext): ReadableStream<Uint8Array> | null {
   const incoming = c.env?.incoming;
   if (!incoming) return c.req.raw.body;
-  if (incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] === undefined) return null;
+  if (!hasBody(c)) return null;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

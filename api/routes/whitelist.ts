@@ -1,5 +1,5 @@
 import type { AppContext, AppDeps, Router } from '../app.js';
-import { jsonBody, parseWith } from '../body.js';
+import { hasBody, jsonBody, parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import * as v from 'valibot';
 import { OperationFailed, OperationSucceeded, Whitelist, WhitelistEntry } from '../responses.js';
@@ -25,7 +25,7 @@ async function idsToDelete(c: AppContext): Promise<string[]> {
     list.forEach((id) => parseWith(TagId, id, 'The query parameter ids'));
     return list;
   }
-  if (!c.req.raw.body) throw invalid('The query parameters type=local and ids (comma-separated tag ids) are missing');
+  if (!hasBody(c)) throw invalid('The query parameters type=local and ids (comma-separated tag ids) are missing');
   const body = parseWith(WhitelistDeleteBody, await jsonBody(c), 'The delete body');
   return body.tags.map((t) => t.id);
 }
