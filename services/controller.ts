@@ -53,6 +53,11 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Wall-clock time for stored timestamps. */
   now?: () => number;
+  /**
+   * The charge-point core is lost (it died, stopped answering, or its charge cycle failed): by default the process
+   * logs why and exits with code 70 for its supervisor to restart it (tests record it instead).
+   */
+  onCoreLost?: (reason: string) => void;
   /** Replaces charge-point devices (tests: deliberately broken ones); `core: 'thread'` only. */
   chargePointHardware?: (hardware: ChargePointHardware, clock: Clock) => ChargePointHardware;
   /** Replaces reader devices (tests: a deliberately broken NFC face). */
@@ -147,6 +152,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     },
     logger,
     onEvent: (event) => onCoreEvent(event),
+    ...(options.onCoreLost ? { onLost: options.onCoreLost } : {}),
   });
   logger.info({ hardware: config.hardware, core: mode }, 'charge-point core started, hardware ready');
 

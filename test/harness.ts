@@ -20,6 +20,8 @@ export interface Harness {
   clock: ManualClock;
   /** Every log line the controller wrote, as text. */
   logs: string[];
+  /** Why the charge-point core was lost, each time (recorded here: the process would exit). */
+  coreLost: string[];
   dataDir: string;
   /** HTTP to the running controller; `from` picks the local (client) address, e.g. 127.0.0.2. */
   http(method: string, path: string, opts?: RequestOptions): Promise<HttpResult>;
@@ -118,6 +120,7 @@ export async function startHarness(
   });
   const logger = await createLogger({ logLevel: 'info', logFormat: 'json' }, sink);
   const clock = opts.clock ?? new ManualClock(TEST_EPOCH);
+  const coreLost: string[] = [];
   const controller = await startController({
     config,
     logger,
@@ -125,6 +128,7 @@ export async function startHarness(
     clock,
     now: () => clock.now(),
     showInitialPassword: () => undefined,
+    onCoreLost: (reason) => coreLost.push(reason),
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
     ...(opts.chargePoint ? { chargePointHardware: (hw) => opts.chargePoint!(hw, clock) } : {}),
     ...(opts.reader ? { readerHardware: (hw) => opts.reader!(hw, clock) } : {}),
@@ -143,6 +147,7 @@ export async function startHarness(
     controller,
     clock,
     logs,
+    coreLost,
     dataDir,
     http,
     async login(username = 'operator', password = OPERATOR_PASSWORD, from?: string) {

@@ -26,7 +26,10 @@ export interface CoreLinkOptions {
   logger: Logger;
   /** Every message of the core but replies. */
   onEvent(event: CoreEvent): void;
-  /** The core died or stopped answering (worker): by default the process logs why and exits non-zero. */
+  /**
+   * The core died, stopped answering (worker) or failed (its charge cycle failed): by default the process logs why
+   * and exits non-zero.
+   */
   onLost?: (reason: string) => void;
 }
 
@@ -63,6 +66,8 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
   const init: CoreInit = { ...options.init, watchMain: watch };
   let closing = false;
   let lost = false;
+  /** The core answered `ready`: its charge cycle runs. */
+  let running = false;
   /** Liveness is watched both ways from the core's `ready` on (before, the main thread is busy opening the database). */
   let watching = false;
   const onLost =
@@ -126,8 +131,11 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
       case 'hardware':
         return waiting.hardware?.resolve();
       case 'ready':
+        running = true;
         return waiting.ready?.resolve();
       case 'failed': {
+        // Once running, a failure (its charge cycle failed; the core made its outputs safe) ends it like a death.
+        if (running) return loseCore(`it failed: ${message.error}`);
         const err = new Error(message.error);
         waiting.hardware?.reject(err);
         waiting.ready?.reject(err);

@@ -240,7 +240,14 @@ function startRunning(o: {
     input: { chargeCycle: { pilot: hardware.pilot.level(), settings: o.start.settings } },
     ...(o.inspect ? { inspect: o.inspect } : {}),
   });
-  root.subscribe({ error: (err) => log.error({ err: String(err) }, 'charge-point core actor failed') });
+  // A failed charge cycle (an effect that threw: a device driver) fails the core's root actor: nothing decides any
+  // more, so the main thread is told, and ends the process for its supervisor to restart it.
+  root.subscribe({
+    error: (err) => {
+      log.error({ err: String(err) }, 'charge-point core actor failed');
+      post({ type: 'failed', error: errorText(err) });
+    },
+  });
   root.start();
   const cycle = root.system.get('chargeCycle') as ChargeCycleActor;
   chargePoint.attach(cycle);

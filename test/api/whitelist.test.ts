@@ -134,7 +134,7 @@ test('DELETE by the deprecated body form', async () => {
   }
   expect((await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'nope' }] })).status).toBe(404);
   // Neither ids nor a body (none announced, or an announced length of 0): the missing query is named.
-  for (const headers of [{}, { 'content-length': '0' }]) {
+  for (const headers of [{}, { 'content-length': '0' }] as Array<Record<string, string>>) {
     const none = await ctx.h.http('DELETE', '/v1/whitelist', { session: ctx.session, headers });
     expect([none.status, none.json.cause]).toEqual([400, expect.stringMatching(/ids .* are missing/)]);
   }
