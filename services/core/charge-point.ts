@@ -239,6 +239,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     hardware.contactor.set(false);
     safety.contactor(false, at);
     hardware.pilot.setDuty(null);
+    // Stryker disable next-line BooleanLiteral: the monitor is told nothing after this (stop() removed every input first; mainLost ends the process), and its PWM state only matters at a later contactor opening
     safety.pwm(false, at);
     hardware.cableLock.set(false);
   }
@@ -262,7 +263,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     clock.clearTimeout(pilotTimer);
     // The debounce runs from the reading's own time, so a late report does not add its lateness.
     pilotTimer = clock.setTimeout(() => {
-      if (stopped || hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
+      if (hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
       cycle().send({ type: 'PILOT', level });
       // That fault is latched until the vehicle leaves; cleared after the charge cycle learnt it left, so clearing it
       // cannot send the charge cycle on towards a vehicle no longer there (a transaction, the contactor closing).
