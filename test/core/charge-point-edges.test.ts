@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
+import { transactions as transactionsTable } from '../../db/schema.js';
 import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import { settle } from '../clock.js';
 import { KNOWN, useChargers } from '../charging/scenario.js';
@@ -86,42 +87,62 @@ describe('contactor supervision', () => {
 });
 
 describe('graceful stop', () => {
-  it('ends the poll loop, also when a poll is waiting for the meter as the stop begins', async () => {
-    let reads = 0;
-    let holding = false;
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let stopping!: () => void;
-    const safe = new Promise<void>((r) => (stopping = r));
-    const c = await chargers.start({
-      chargePoint: (hw) => ({
-        ...hw,
-        meter: {
-          read: async (): Promise<MeterReading> => {
-            reads++;
-            if (holding) await released;
-            return hw.meter.read();
+  /**
+   * Charging, then a graceful stop: at a quiet moment (the poll timer armed), or while a poll waits for the meter
+   * and its temperature reading, answered during the stop, raises a fault the charge cycle would act on.
+   */
+  for (const inFlight of [false, true]) {
+    it(`outputs made safe once and never commanded again, devices closed after their reads, no poll after it${inFlight ? ' (a poll in flight)' : ''}`, async () => {
+      const timeline: string[] = [];
+      let holding = false;
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let safe!: () => void;
+      const madeSafe = new Promise<void>((r) => (safe = r));
+      const c = await chargers.start({
+        chargePoint: (hw) => ({
+          ...hw,
+          meter: {
+            read: async (): Promise<MeterReading> => {
+              timeline.push('read');
+              if (holding) {
+                holding = false;
+                await released;
+                timeline.push('held read answered');
+              }
+              return hw.meter.read();
+            },
           },
-        },
-        // The stop opens the contactor first thing (nothing else opens it while idle).
-        contactor: { ...hw.contactor, set: (closed) => (hw.contactor.set(closed), closed ? undefined : stopping()) },
-      }),
+          pilot: { ...hw.pilot, setDuty: (d) => (timeline.push(d === null ? 'pwm off' : 'pwm on'), hw.pilot.setDuty(d)) },
+          cableLock: { ...hw.cableLock, set: (on) => (timeline.push(on ? 'lock' : 'unlock'), hw.cableLock.set(on), on ? undefined : safe()) },
+          contactor: { ...hw.contactor, set: (on) => (timeline.push(on ? 'close' : 'open'), hw.contactor.set(on)) },
+          close: async () => (timeline.push('devices closed'), hw.close()),
+        }),
+      });
+      await c.act('plug');
+      await c.tag(KNOWN);
+      await c.act('charge');
+      if (inFlight) {
+        holding = true;
+        await c.sim('temperature', { celsius: 85 });
+        await c.h.clock.advance(POLL_INTERVAL_MS); // the next poll waits for its meter reading
+        expect(timeline.at(-1)).toBe('read');
+      }
+      const since = timeline.length;
+      const stopped = c.h.stop();
+      await madeSafe;
+      await settle();
+      release();
+      await stopped;
+      chargers.stopped(c);
+      const atStop = timeline.slice(since);
+      // The stop's own transaction reading (Reboot), the poll's reading answered; the devices close after both.
+      expect(atStop).toEqual(['open', 'pwm off', 'unlock', 'read', ...(inFlight ? ['held read answered'] : []), 'devices closed']);
+      await c.h.clock.advance(3 * POLL_INTERVAL_MS);
+      await settle();
+      expect(timeline.slice(since)).toEqual(atStop);
     });
-    holding = true;
-    const polled = reads;
-    await c.h.clock.advance(POLL_INTERVAL_MS);
-    expect(reads).toBe(polled + 1); // that poll waits for its reading
-    const stopped = c.h.stop();
-    await safe;
-    holding = false;
-    release();
-    await stopped;
-    chargers.stopped(c);
-    const afterStop = reads;
-    await c.h.clock.advance(3 * POLL_INTERVAL_MS);
-    await settle();
-    expect(reads).toBe(afterStop);
-  });
+  }
 
   it('measures the contactor opening as the reaction to a reason already there (the EV left C 10 ms before)', async () => {
     let plant!: ChargePointHardware;
@@ -139,5 +160,118 @@ describe('graceful stop', () => {
     const sample = (series: string) => text.split('\n').find((l) => l.startsWith(`${series} `));
     expect(sample('safety_reaction_seconds_count{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_seconds_count{reaction="contactor_open_on_pause"} 1');
     expect(sample('safety_reaction_max_seconds{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_max_seconds{reaction="contactor_open_on_pause"} 0.01');
+  });
+});
+
+describe('supervision at start', () => {
+  it('a temperature sensor slow to answer its first reading is not reported as not answering meanwhile', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    let first = true;
+    const c = await chargers.start({
+      chargePoint: (hw) => ({
+        ...hw,
+        temperature: {
+          read: async () => {
+            if (first) await answered;
+            first = false;
+            return hw.temperature.read();
+          },
+        },
+      }),
+    });
+    const waiting = [await codes(c), (await c.state()).ambientTemp];
+    answer();
+    await c.step(0);
+    expect(waiting).toEqual([[], undefined]);
+    expect([await codes(c), (await c.state()).ambientTemp]).toEqual([[], 25]);
+  });
+});
+
+describe('the state the core sends', () => {
+  it('CP D without ventilation: the vehicle is connected (a suspended transaction), not a connector error', async () => {
+    const c = await chargers.start();
+    await c.sim('ev', { ventilation: true });
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    expect(await c.state()).toMatchObject({ systemState: 'error', type2State: 'd', connectionState: 'vehicle_connected_type2' });
+  });
+
+  it('the meter reading: the energy register and power as read (rounded), one current per phase', async () => {
+    const c = await chargers.start();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await c.step(5 * POLL_INTERVAL_MS);
+    const { plant } = await c.view();
+    expect(plant.energyWh).toBeGreaterThan(10);
+    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA });
+  });
+});
+
+describe('transaction checkpoints', () => {
+  it('written at each change of state, not at an input that changes none (a new load limit while charging)', async () => {
+    const c = await chargers.start();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    const checkpointedAt = async () => (await c.h.controller.database.db.select().from(transactionsTable))[0]!.checkpointedAt;
+    const before = await checkpointedAt();
+    await c.step(2 * POLL_INTERVAL_MS);
+    await c.sim('load-limit', { amps: 10 });
+    await c.step(0);
+    expect([await systemState(c), await checkpointedAt()]).toEqual(['charging', before]);
+    await c.act('pause');
+    expect(await checkpointedAt()).toBe(c.h.clock.now() - 50 + PILOT_DEBOUNCE_MS);
+  });
+});
+
+describe('the core waits for its devices', () => {
+  it("a step of the harness (the core's settled) waits for a meter reading in flight", async () => {
+    let holding = false;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const c = await chargers.start({
+      chargePoint: (hw) => ({ ...hw, meter: { read: async () => (holding && (await released), hw.meter.read()) } }),
+    });
+    holding = true;
+    await c.h.clock.advance(POLL_INTERVAL_MS); // the next poll waits for its meter reading
+    let done = false;
+    const step = c.step(0).then(() => (done = true));
+    await settle(20);
+    const early = done;
+    release();
+    await step;
+    expect([early, done]).toEqual([false, true]);
+  });
+});
+
+describe('a charge cycle that fails', () => {
+  it('leaves the outputs safe and says why in the log (a buzzer driver that throws at a tag under load)', async () => {
+    let plant!: ChargePointHardware;
+    let broken = false;
+    const c = await chargers.start({
+      chargePoint: (hw) =>
+        (plant = {
+          ...hw,
+          buzzer: {
+            ...hw.buzzer,
+            beep: (count, ms) => {
+              if (broken) throw new Error('buzzer GPIO write failed');
+              hw.buzzer.beep(count, ms);
+            },
+          },
+        }),
+    });
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    expect([plant.contactor.commanded(), plant.pilot.duty() !== null, plant.cableLock.commanded()]).toEqual([true, true, true]);
+    broken = true;
+    await c.tag(KNOWN);
+    expect([plant.contactor.commanded(), plant.pilot.duty(), plant.cableLock.commanded()]).toEqual([false, null, false]);
+    const failed = c.h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'charge cycle failed');
+    expect(failed).toEqual([expect.objectContaining({ err: expect.stringContaining('buzzer GPIO write failed') })]);
   });
 });
