@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
-import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS, TEMPERATURE_LIMIT_C } from '../../services/core/charge-point.js';
 import { settle } from '../clock.js';
 import { KNOWN, useChargers } from '../charging/scenario.js';
 import { codes, systemState, timedCharger } from './timed.js';
@@ -65,7 +65,39 @@ describe('CP debounce', () => {
   });
 });
 
+describe('supervision faults', () => {
+  it('the charge cycle hears of a supervision fault when it is raised and when it clears, not at every reading', async () => {
+    const faults: string[] = [];
+    const c = await chargers.start({
+      inspect: (e) => {
+        if (e.type === '@xstate.event' && e.event.type === 'FAULT') faults.push(`${e.event.fault} ${e.event.active ? 'raised' : 'cleared'}`);
+      },
+    });
+    await c.step(3 * POLL_INTERVAL_MS);
+    expect(faults).toEqual([]);
+    await c.sim('temperature', { celsius: TEMPERATURE_LIMIT_C });
+    await c.step(3 * POLL_INTERVAL_MS);
+    expect(faults).toEqual(['overtemperature raised']);
+    await c.sim('temperature', { celsius: 25 });
+    await c.step(3 * POLL_INTERVAL_MS);
+    expect(faults).toEqual(['overtemperature raised', 'overtemperature cleared']);
+  });
+});
+
 describe('contactor supervision', () => {
+  it('a contactor that welds after a charge (commanded open, its contact closed) is found at the next poll', async () => {
+    const c = await chargers.start();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await c.act('pause');
+    await c.step(CONTACTOR_SETTLE_MS);
+    expect([await systemState(c), await codes(c)]).toEqual(['charging_pause', []]);
+    await c.sim('fault', { fault: 'contactor-welded' });
+    await c.step(POLL_INTERVAL_MS);
+    expect(await codes(c)).toEqual(['CONTACTOR_WELDED']);
+  });
+
   it('the auxiliary contact is checked CONTACTOR_SETTLE_MS after the command, also when another input changes the charge cycle meanwhile', async () => {
     const { c, untilBeforePoll } = await timedCharger(chargers.start);
     await c.sim('fault', { fault: 'contactor-stuck-open' });
@@ -164,6 +196,33 @@ describe('graceful stop', () => {
 });
 
 describe('supervision at start', () => {
+  it('a meter slow to give its first reading is not reported as not answering meanwhile', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    let first = true;
+    const c = await chargers.start({
+      chargePoint: (hw) => ({
+        ...hw,
+        meter: {
+          read: async () => {
+            if (first) {
+              first = false;
+              await answered;
+            }
+            return hw.meter.read();
+          },
+        },
+      }),
+    });
+    await c.sim('plug');
+    await c.h.clock.advance(2 * PILOT_DEBOUNCE_MS); // a state to show while the first reading is awaited
+    const waiting = [await systemState(c), await codes(c)];
+    answer();
+    await c.step(0);
+    expect(waiting).toEqual(['wait_for_auth', []]);
+    expect((await c.view()).plant.vehicle).toBe('connected');
+  });
+
   it('a temperature sensor slow to answer its first reading is not reported as not answering meanwhile', async () => {
     let answer!: () => void;
     const answered = new Promise<void>((r) => (answer = r));
