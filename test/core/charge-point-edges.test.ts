@@ -5,13 +5,14 @@ import { transactions as transactionsTable } from '../../db/schema.js';
 import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS, TEMPERATURE_LIMIT_C } from '../../services/core/charge-point.js';
 import { settle } from '../clock.js';
 import { KNOWN, useChargers } from '../charging/scenario.js';
-import { codes, systemState, timedCharger } from './timed.js';
+import { charging, codes, systemState, timedCharger } from './timed.js';
 
 /**
- * The charge-point core (services/core/charge-point.ts) at the edges its supervision and stop rules draw, through the
- * API, the simulator and the charge cycle's inspection events with the manual clock: CP glitches (also reported
- * late), the contactor's settle time while other inputs arrive, the poll loop and the safety reactions at a graceful
- * stop. Written for the mutants Stryker found surviving there (docs/mutation-testing.md).
+ * The charge-point core (services/core/charge-point.ts) at the edges of its rules, through the API, the simulator,
+ * the devices it commands and the charge cycle's inspection events, with the manual clock: CP glitches (also reported
+ * late), supervision faults told once, the contactor's settle time while other inputs arrive and the poll after it,
+ * the graceful stop (outputs, devices, poll loop, reactions), devices slow at start, the state it sends, checkpoints,
+ * settling, a failed charge cycle. Written for the mutants Stryker found surviving there (docs/mutation-testing.md).
  */
 
 const chargers = useChargers();
@@ -87,9 +88,7 @@ describe('supervision faults', () => {
 describe('contactor supervision', () => {
   it('a contactor that welds after a charge (commanded open, its contact closed) is found at the next poll', async () => {
     const c = await chargers.start();
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     await c.act('pause');
     await c.step(CONTACTOR_SETTLE_MS);
     expect([await systemState(c), await codes(c)]).toEqual(['charging_pause', []]);
@@ -151,9 +150,7 @@ describe('graceful stop', () => {
           close: async () => (timeline.push('devices closed'), hw.close()),
         }),
       });
-      await c.act('plug');
-      await c.tag(KNOWN);
-      await c.act('charge');
+      await charging(c);
       if (inFlight) {
         holding = true;
         await c.sim('temperature', { celsius: 85 });
@@ -179,9 +176,7 @@ describe('graceful stop', () => {
   it('measures the contactor opening as the reaction to a reason already there (the EV left C 10 ms before)', async () => {
     let plant!: ChargePointHardware;
     const c = await chargers.start({ chargePoint: (hw) => (plant = hw) });
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     expect(plant.contactor.commanded()).toBe(true);
     await c.sim('pause'); // C to B: the charge cycle would open the contactor after the debounce
     await c.step(10);
@@ -195,52 +190,41 @@ describe('graceful stop', () => {
   });
 });
 
+/** Holds the first reading of the device read it wraps until `answer()`: a device slow to give its first reading. */
+function firstReadingHeld() {
+  let answer!: () => void;
+  const answered = new Promise<void>((r) => (answer = r));
+  let first = true;
+  const wrap =
+    <T>(read: () => Promise<T>) =>
+    async (): Promise<T> => {
+      if (first) {
+        first = false;
+        await answered;
+      }
+      return read();
+    };
+  return { answer, wrap };
+}
+
 describe('supervision at start', () => {
   it('a meter slow to give its first reading is not reported as not answering meanwhile', async () => {
-    let answer!: () => void;
-    const answered = new Promise<void>((r) => (answer = r));
-    let first = true;
-    const c = await chargers.start({
-      chargePoint: (hw) => ({
-        ...hw,
-        meter: {
-          read: async () => {
-            if (first) {
-              first = false;
-              await answered;
-            }
-            return hw.meter.read();
-          },
-        },
-      }),
-    });
+    const held = firstReadingHeld();
+    const c = await chargers.start({ chargePoint: (hw) => ({ ...hw, meter: { read: held.wrap(hw.meter.read) } }) });
     await c.sim('plug');
     await c.h.clock.advance(2 * PILOT_DEBOUNCE_MS); // a state to show while the first reading is awaited
     const waiting = [await systemState(c), await codes(c)];
-    answer();
+    held.answer();
     await c.step(0);
     expect(waiting).toEqual(['wait_for_auth', []]);
     expect((await c.view()).plant.vehicle).toBe('connected');
   });
 
   it('a temperature sensor slow to answer its first reading is not reported as not answering meanwhile', async () => {
-    let answer!: () => void;
-    const answered = new Promise<void>((r) => (answer = r));
-    let first = true;
-    const c = await chargers.start({
-      chargePoint: (hw) => ({
-        ...hw,
-        temperature: {
-          read: async () => {
-            if (first) await answered;
-            first = false;
-            return hw.temperature.read();
-          },
-        },
-      }),
-    });
+    const held = firstReadingHeld();
+    const c = await chargers.start({ chargePoint: (hw) => ({ ...hw, temperature: { read: held.wrap(hw.temperature.read) } }) });
     const waiting = [await codes(c), (await c.state()).ambientTemp];
-    answer();
+    held.answer();
     await c.step(0);
     expect(waiting).toEqual([[], undefined]);
     expect([await codes(c), (await c.state()).ambientTemp]).toEqual([[], 25]);
@@ -251,17 +235,13 @@ describe('the state the core sends', () => {
   it('CP D without ventilation: the vehicle is connected (a suspended transaction), not a connector error', async () => {
     const c = await chargers.start();
     await c.sim('ev', { ventilation: true });
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     expect(await c.state()).toMatchObject({ systemState: 'error', type2State: 'd', connectionState: 'vehicle_connected_type2' });
   });
 
   it('the meter reading: the energy register and power as read (rounded), one current per phase', async () => {
     const c = await chargers.start();
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     await c.step(5 * POLL_INTERVAL_MS);
     const { plant } = await c.view();
     expect(plant.energyWh).toBeGreaterThan(10);
@@ -272,9 +252,7 @@ describe('the state the core sends', () => {
 describe('transaction checkpoints', () => {
   it('written at each change of state, not at an input that changes none (a new load limit while charging)', async () => {
     const c = await chargers.start();
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     const checkpointedAt = async () => (await c.h.controller.database.db.select().from(transactionsTable))[0]!.checkpointedAt;
     const before = await checkpointedAt();
     await c.step(2 * POLL_INTERVAL_MS);
@@ -323,9 +301,7 @@ describe('a charge cycle that fails', () => {
           },
         }),
     });
-    await c.act('plug');
-    await c.tag(KNOWN);
-    await c.act('charge');
+    await charging(c);
     expect([plant.contactor.commanded(), plant.pilot.duty() !== null, plant.cableLock.commanded()]).toEqual([true, true, true]);
     broken = true;
     await c.tag(KNOWN);

@@ -11,8 +11,8 @@ import {
   TEMPERATURE_WARNING_C,
 } from '../../services/core/charge-point.js';
 import { HMI_PATTERNS } from '../../services/hmi.js';
-import { KNOWN, useChargers, type Charger } from '../charging/scenario.js';
-import { codes, systemState, timedCharger } from './timed.js';
+import { KNOWN, useChargers } from '../charging/scenario.js';
+import { charging, codes, systemState, timedCharger } from './timed.js';
 
 /**
  * The charge-point core's supervision (services/core/charge-point.ts) at its boundaries, through the API and the
@@ -57,13 +57,6 @@ describe('meter supervision', () => {
     expect(c.h.logs.filter((l) => l.includes('the energy meter does not answer'))).toHaveLength(1);
   });
 });
-
-/** Plugged in, authorized by KNOWN, EV requesting: charging. */
-async function charging(c: Charger): Promise<void> {
-  await c.act('plug');
-  await c.tag(KNOWN);
-  await c.act('charge');
-}
 
 describe('contactor supervision', () => {
   it('a contactor without an auxiliary contact is not supervised: charging and stopping raise no fault', async () => {
