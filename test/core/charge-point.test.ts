@@ -11,8 +11,8 @@ import {
   TEMPERATURE_WARNING_C,
 } from '../../services/core/charge-point.js';
 import { HMI_PATTERNS } from '../../services/hmi.js';
-import type { ManualClock } from '../clock.js';
-import { KNOWN, useChargers, type Charger } from '../charging/scenario.js';
+import { KNOWN, useChargers } from '../charging/scenario.js';
+import { charging, codes, systemState, timedCharger } from './timed.js';
 
 /**
  * The charge-point core's supervision (services/core/charge-point.ts) at its boundaries, through the API and the
@@ -22,30 +22,6 @@ import { KNOWN, useChargers, type Charger } from '../charging/scenario.js';
 
 const chargers = useChargers();
 const charger = chargers.start;
-
-/**
- * A charger whose meter reads are timed: the poll loop reads the meter every POLL_INTERVAL_MS from the first read,
- * so `untilBeforePoll(ms)` steps the clock to `ms` before the next poll.
- */
-async function timedCharger(wrap: (hw: ChargePointHardware, clock: ManualClock) => ChargePointHardware = (hw) => hw) {
-  let clockOf!: ManualClock;
-  let firstRead: number | undefined;
-  const c = await charger({
-    chargePoint: (hw, clock) => {
-      clockOf = clock;
-      const timed = { ...hw, meter: { ...hw.meter, read: () => ((firstRead ??= clock.now()), hw.meter.read()) } };
-      return wrap(timed, clock);
-    },
-  });
-  const untilBeforePoll = async (ms: number) => {
-    const phase = (clockOf.now() - firstRead!) % POLL_INTERVAL_MS;
-    await c.step((2 * POLL_INTERVAL_MS - phase - ms) % POLL_INTERVAL_MS);
-  };
-  return { c, untilBeforePoll };
-}
-
-const codes = async (c: Charger): Promise<string[]> => (await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode);
-const systemState = async (c: Charger): Promise<string> => (await c.state()).systemState;
 
 describe('temperature supervision', () => {
   it('the warning from 60 °C; the fault from 80 °C, held down to 75 °C; no warning beside the fault', async () => {
@@ -82,13 +58,6 @@ describe('meter supervision', () => {
   });
 });
 
-/** Plugged in, authorized by KNOWN, EV requesting: charging. */
-async function charging(c: Charger): Promise<void> {
-  await c.act('plug');
-  await c.tag(KNOWN);
-  await c.act('charge');
-}
-
 describe('contactor supervision', () => {
   it('a contactor without an auxiliary contact is not supervised: charging and stopping raise no fault', async () => {
     const c = await charger({ chargePoint: (hw) => ({ ...hw, contactor: { ...hw.contactor, feedback: () => undefined } }) });
@@ -117,7 +86,7 @@ describe('contactor supervision', () => {
 
   it('the auxiliary contact gets its settle time also when a poll falls just after a command (a real contact is late)', async () => {
     const LAG_MS = 30;
-    const { c, untilBeforePoll } = await timedCharger((hw, clock) => {
+    const { c, untilBeforePoll } = await timedCharger(charger, (hw, clock) => {
       let contact = false;
       return {
         ...hw,
@@ -147,7 +116,7 @@ describe('contactor supervision', () => {
 
 describe('transaction checkpoints', () => {
   it('a poll exactly CHECKPOINT_INTERVAL_MS after the last checkpoint writes the next one', async () => {
-    const { c, untilBeforePoll } = await timedCharger();
+    const { c, untilBeforePoll } = await timedCharger(charger);
     await charging(c);
     const row = async () => (await c.h.controller.database.db.select().from(transactionsTable))[0]!;
     // The EV pauses exactly at a poll: a state change, so a checkpoint then.

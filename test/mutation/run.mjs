@@ -39,6 +39,9 @@ export const TARGETS = {
     'test/charging/metering.test.ts',
     'test/core/metrics.test.ts',
     'test/core/charge-point.test.ts',
+    'test/core/charge-point-edges.test.ts',
+    'test/api/events.test.ts',
+    'test/charging/pairing.test.ts',
     'test/charging/cycle.test.ts',
   ],
   'machines/charge-cycle.ts': [
