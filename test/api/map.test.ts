@@ -1,6 +1,7 @@
 import { beforeEach, expect, test } from 'vitest';
 import { KV_MAX_PAIRS } from '../../services/kv-store.js';
 import { FAILED, useLoggedInController } from '../harness.js';
+import { loopTurnsDuring } from '../turns.js';
 
 const ctx = useLoggedInController();
 beforeEach(async () => {
@@ -81,23 +82,6 @@ test(`at most ${KV_MAX_PAIRS} pairs: a request that would exceed it is 400 and a
   expect((await call('POST', '/v1/map', pairs(2, 'c'))).status).toBe(201);
   expect((await call('POST', '/v1/map', pairs(KV_MAX_PAIRS + 1, 'd'))).status).toBe(400);
 });
-
-/** Turns of the event loop while `work` runs (a chain of setImmediate callbacks counts them). */
-async function loopTurnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0;
-  let spinning = true;
-  const spin = () => {
-    turns++;
-    if (spinning) setImmediate(spin);
-  };
-  setImmediate(spin);
-  try {
-    await work();
-  } finally {
-    spinning = false;
-  }
-  return turns;
-}
 
 test('a full store of maximal pairs fits in one request, and PATCH changes every value', async () => {
   const pairs = Object.fromEntries(Array.from({ length: KV_MAX_PAIRS }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));

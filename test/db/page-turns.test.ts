@@ -1,17 +1,6 @@
 import { expect, test } from 'vitest';
 import { nextPageTurn } from '../../db/client.js';
-
-/** A turn counter: a chain of setImmediate callbacks, one per turn of the event loop, until `stop`. */
-function turnCounter() {
-  let turns = 0;
-  let running = true;
-  const spin = () => {
-    turns++;
-    if (running) setImmediate(spin);
-  };
-  setImmediate(spin);
-  return { now: () => turns, stop: () => (running = false) };
-}
+import { turnCounter } from '../turns.js';
 
 /** A reader of `pages` pages that waits for its page turn between them; the turns at which it read each. */
 async function reader(pages: number, turn: () => number): Promise<number[]> {

@@ -7,7 +7,7 @@ import { TEST_EPOCH } from '../harness.js';
 
 /** A tag only the central system knows. */
 const CSMS_TAG = 'C5C5C5C5';
-import { actions, expectValidFrames, until, useOcppChargers } from './support.js';
+import { actions, csmsGivingInterval, expectHeartbeatsEvery, expectValidFrames, until, useOcppChargers } from './support.js';
 
 /**
  * The OCPP 1.6J core profile against a strict central system (ocpp-rpc's server in strict mode, every frame also
@@ -64,26 +64,16 @@ describe('boot', () => {
 
   test('heartbeats at the central system\'s interval; ChangeConfiguration HeartbeatInterval changes it, the link staying online', async () => {
     const clock = new ManualClock(TEST_EPOCH);
-    const csms = await startCsms({ now: () => clock.now() });
-    csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 120 }));
+    const csms = await csmsGivingInterval(clock, 120);
     const c = await charger({ csms, clock });
     await c.online();
-    const beats = () => csms.calls('Heartbeat').length;
-    await c.step(119_000);
-    expect(beats()).toBe(0);
-    await c.step(1_000);
-    await until(c, () => beats() === 1, 'a heartbeat');
-    await c.step(120_000);
-    await until(c, () => beats() === 2, 'the second heartbeat');
+    await expectHeartbeatsEvery(c, csms, 120);
     const statuses = csms.calls('StatusNotification').length;
     expect(statuses).toBe(2); // connectors 0 and 1
     expect(await csms.call('ChangeConfiguration', { key: 'HeartbeatInterval', value: '45' })).toEqual({ status: 'Accepted' });
     await c.step(0);
     expect((await c.api('GET', '/v1/settings?params=OcppHeartbeatInterval')).json.params[0].OcppHeartbeatInterval).toBe(45);
-    await c.step(44_000);
-    expect(beats()).toBe(2);
-    await c.step(1_000);
-    await until(c, () => beats() === 3, 'a heartbeat after 45 s');
+    await expectHeartbeatsEvery(c, csms, 45);
     // The link stayed online: the statuses were not sent again.
     expect(csms.calls('StatusNotification')).toHaveLength(statuses);
   });

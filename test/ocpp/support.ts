@@ -129,3 +129,22 @@ export function useOcppChargers() {
     alsoClose: (csms: Csms) => void others.push(csms),
   };
 }
+
+/** A central system on `clock` whose BootNotification answer gives `interval` seconds (0: none). */
+export async function csmsGivingInterval(clock: ManualClock, interval: number): Promise<Csms> {
+  const csms = await startCsms({ now: () => clock.now() });
+  csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval }));
+  return csms;
+}
+
+/** Two heartbeats `seconds` apart, counted from now (the link just online): none a second before each, one at it. */
+export async function expectHeartbeatsEvery(c: Pick<Charger, 'step'>, csms: Csms, seconds: number): Promise<void> {
+  const beats = () => csms.calls('Heartbeat').length;
+  const before = beats();
+  for (const n of [1, 2]) {
+    await c.step(seconds * 1000 - 1000);
+    expect(beats()).toBe(before + n - 1);
+    await c.step(1000);
+    await until(c, () => beats() === before + n, `heartbeat ${n} after ${seconds} s`);
+  }
+}
