@@ -3,7 +3,7 @@ import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { transitionTable } from '../../machines/transitions.js';
 import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
-import { KNOWN, OTHER, taken, UNKNOWN, useChargers, type Charger } from './scenario.js';
+import { askToCharge, charging, codes, KNOWN, OTHER, taken, UNKNOWN, useChargers, type Charger } from './scenario.js';
 import { startOcppCharger, until } from '../ocpp/support.js';
 
 /**
@@ -15,14 +15,6 @@ const chargers = useChargers();
 const charger = (): Promise<Charger> => chargers.start();
 
 const brief = (s: any) => [s.systemState, s.ocppState, s.authState];
-
-/** Plugged in, authorized by KNOWN, EV requesting: charging. */
-async function charging(c: Charger): Promise<void> {
-  await c.act('plug');
-  await c.tag(KNOWN);
-  await c.act('charge');
-  expect((await c.state()).systemState).toBe('charging');
-}
 
 describe('a whole charge through the API and the simulator', () => {
   it('plug, refused tag, whitelisted tag, charge, EV pause and resume, stop by the same tag, unplug', async () => {
@@ -385,7 +377,7 @@ describe('faults and unavailability from every state', () => {
       await c.step(1000);
       expect(brief(await c.state())).toEqual(suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging']);
       expect((await c.view()).plant).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: suspends });
-      expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['OVERTEMPERATURE']);
+      expect(await codes(c)).toEqual(['OVERTEMPERATURE']);
       expect((await c.view()).hmi).toBe('Error');
       expect((await c.state()).transaction?.transactionId).toBe(suspends ? before.transaction.transactionId : undefined);
       await c.sim('temperature', { celsius: 76 });
@@ -465,7 +457,7 @@ describe('faults and unavailability from every state', () => {
     await c.sim('fault', { fault: 'diode-fault' });
     await c.step(50);
     expect(await c.state()).toMatchObject({ systemState: 'error', type2State: 'e', connectionState: 'vehicle_connector_error' });
-    expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CP_STATE_F']);
+    expect(await codes(c)).toEqual(['CP_STATE_F']);
   });
 
   it('D without ventilation is an error that suspends the transaction; with ventilation available D charges', async () => {
@@ -476,7 +468,7 @@ describe('faults and unavailability from every state', () => {
     await c.act('charge');
     const suspended = await c.state();
     expect(suspended).toMatchObject({ systemState: 'error', ocppState: 'suspendedevse', type2State: 'd', transaction: { transactionId: expect.any(String) } });
-    expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CP_STATE_D_NO_VENTILATION']);
+    expect(await codes(c)).toEqual(['CP_STATE_D_NO_VENTILATION']);
     expect((await c.view()).plant).toMatchObject({ contactorClosed: false, cableLocked: true });
     await c.settings({ ventilationAvailable: true });
     expect(await c.state()).toMatchObject({ systemState: 'charging', type2State: 'd', transaction: { transactionId: suspended.transaction.transactionId } });
@@ -551,16 +543,16 @@ describe('faults and unavailability from every state', () => {
     await c.sim('fault', { fault: 'contactor-welded' });
     await c.step(1000);
     expect((await c.state()).systemState).toBe('error');
-    expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CONTACTOR_WELDED']);
+    expect(await codes(c)).toEqual(['CONTACTOR_WELDED']);
     await c.h.http('DELETE', '/sim/fault/contactor-welded');
     await c.step(1000);
     expect((await c.state()).systemState).toBe('idle');
 
     await c.sim('fault', { fault: 'contactor-stuck-open' });
-    await charging(c).catch(() => {});
+    await askToCharge(c);
     await c.step(200);
     expect((await c.state()).systemState).toBe('error');
-    expect((await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode)).toEqual(['CONTACTOR_NOT_CLOSING']);
+    expect(await codes(c)).toEqual(['CONTACTOR_NOT_CLOSING']);
     await c.h.http('DELETE', '/sim/fault/contactor-stuck-open');
     await c.step(2000);
     expect((await c.state()).systemState).toBe('error');

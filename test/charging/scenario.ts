@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { AnyStateNode, InspectionEvent } from 'xstate';
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
 import { takenKey } from '../../machines/transitions.js';
@@ -143,3 +143,21 @@ export function useChargers() {
     },
   };
 }
+
+/** Plugged in, authorized by KNOWN, the EV asking to charge (whatever the charger then does). */
+export async function askToCharge(c: Charger): Promise<void> {
+  await c.act('plug');
+  await c.tag(KNOWN);
+  await c.act('charge');
+}
+
+/** As askToCharge, and checked: charging, the contactor closed. */
+export async function charging(c: Charger): Promise<void> {
+  await askToCharge(c);
+  expect((await c.state()).systemState).toBe('charging');
+  expect((await c.view()).plant.contactorClosed).toBe(true);
+}
+
+/** The error codes of the messages shown now (GET /v1/messages). */
+export const codes = async (c: Charger): Promise<string[]> => (await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode);
+export const systemState = async (c: Charger): Promise<string> => (await c.state()).systemState;

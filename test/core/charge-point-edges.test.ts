@@ -4,8 +4,8 @@ import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
 import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS, TEMPERATURE_LIMIT_C } from '../../services/core/charge-point.js';
 import { settle } from '../clock.js';
-import { KNOWN, useChargers } from '../charging/scenario.js';
-import { charging, codes, systemState, timedCharger } from './timed.js';
+import { askToCharge, charging, codes, KNOWN, systemState, useChargers } from '../charging/scenario.js';
+import { timedCharger } from './timed.js';
 
 /**
  * The charge-point core (services/core/charge-point.ts) at the edges of its rules, through the API, the simulator,
@@ -235,7 +235,7 @@ describe('the state the core sends', () => {
   it('CP D without ventilation: the vehicle is connected (a suspended transaction), not a connector error', async () => {
     const c = await chargers.start();
     await c.sim('ev', { ventilation: true });
-    await charging(c);
+    await askToCharge(c);
     expect(await c.state()).toMatchObject({ systemState: 'error', type2State: 'd', connectionState: 'vehicle_connected_type2' });
   });
 

@@ -11,8 +11,8 @@ import {
   TEMPERATURE_WARNING_C,
 } from '../../services/core/charge-point.js';
 import { HMI_PATTERNS } from '../../services/hmi.js';
-import { KNOWN, useChargers } from '../charging/scenario.js';
-import { charging, codes, systemState, timedCharger } from './timed.js';
+import { askToCharge, charging, codes, KNOWN, systemState, useChargers } from '../charging/scenario.js';
+import { timedCharger } from './timed.js';
 
 /**
  * The charge-point core's supervision (services/core/charge-point.ts) at its boundaries, through the API and the
@@ -73,7 +73,7 @@ describe('contactor supervision', () => {
   it('a contactor that did not close stays latched while the EV pauses (C to B); only the unplug clears it', async () => {
     const c = await charger();
     await c.sim('fault', { fault: 'contactor-stuck-open' });
-    await charging(c);
+    await askToCharge(c);
     await c.step(CONTACTOR_SETTLE_MS);
     expect([await systemState(c), await codes(c)]).toEqual(['error', ['CONTACTOR_NOT_CLOSING']]);
     await c.h.http('DELETE', '/sim/fault/contactor-stuck-open');

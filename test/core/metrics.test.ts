@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { POWER_CUT_DELAY_MS } from '../../machines/charge-cycle.js';
 import { PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
-import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
+import { charging, startCharger, type Charger } from '../charging/scenario.js';
 import { startHarness, type Harness } from '../harness.js';
 
 /**
@@ -33,13 +33,6 @@ const metrics = async (h: Harness) => {
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   return res.text;
 };
-
-async function charging(c: Charger): Promise<void> {
-  await c.act('plug');
-  await c.tag(KNOWN);
-  await c.act('charge');
-  expect((await c.view()).plant.contactorClosed).toBe(true);
-}
 
 describe('safety reactions', () => {
   it('the self-driven EV: every C→B under load opens the contactor one debounce after the reading changed', async () => {

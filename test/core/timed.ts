@@ -1,7 +1,7 @@
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
 import type { ManualClock } from '../clock.js';
-import { KNOWN, type Charger, type startCharger } from '../charging/scenario.js';
+import type { Charger, startCharger } from '../charging/scenario.js';
 
 /**
  * A charger (started by `start`: a test file's `useChargers().start`) whose meter reads are timed: the poll loop reads
@@ -26,15 +26,4 @@ export async function timedCharger(
     await c.step((2 * POLL_INTERVAL_MS - phase - ms) % POLL_INTERVAL_MS);
   };
   return { c, untilBeforePoll };
-}
-
-/** The error codes of the messages shown now (GET /v1/messages). */
-export const codes = async (c: Charger): Promise<string[]> => (await c.api('GET', '/v1/messages')).json.messages.map((m: any) => m.errorCode);
-export const systemState = async (c: Charger): Promise<string> => (await c.state()).systemState;
-
-/** Plugged in, authorized by KNOWN, EV requesting: charging. */
-export async function charging(c: Charger): Promise<void> {
-  await c.act('plug');
-  await c.tag(KNOWN);
-  await c.act('charge');
 }
