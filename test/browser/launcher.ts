@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { packageFile } from '../../api/web/vendor.js';
 import type { Clock } from '../../services/controller.js';
@@ -47,6 +48,31 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The files @sparticuz/chromium unpacks straight into the temp directory: `chromium`, and SwiftShader's libraries
+ * and Vulkan driver file, named by the tar archive it ships. The package unpacks again only when `chromium` or
+ * `libGLESv2.so` is missing; with any other one gone (a temp-directory cleaner, a `rm /tmp/*.json`) Chromium
+ * dies at launch (SIGTRAP, "Extension not supported: VK_KHR_surface").
+ */
+export function unpackedFiles(): string[] {
+  const tar = brotliDecompressSync(readFileSync(packageFile('@sparticuz/chromium', 'bin/swiftshader.tar.br')));
+  const field = (at: number, length: number) => tar.toString('latin1', at, at + length).replace(/\0.*$/s, '').trim();
+  const names = ['chromium'];
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const name = field(at, 100);
+    if (!name) break;
+    names.push(name);
+    at += 512 + Math.ceil(parseInt(field(at + 124, 12) || '0', 8) / 512) * 512;
+  }
+  return names;
+}
+
+/** Removes an incomplete unpacking from `dir` (the temp directory), so that the package unpacks every file again. */
+export async function removeIncompleteUnpacking(dir = tmpdir()): Promise<void> {
+  const files = unpackedFiles().map((name) => join(dir, name));
+  if (files.some((f) => !existsSync(f))) await Promise.all(files.map((f) => rm(f, { force: true })));
+}
+
 /** Which browser the tests use, and how it is started. */
 export async function browserToUse(): Promise<{ executablePath: string; args: string[]; source: string; env?: Record<string, string> }> {
   const named = process.env.CHROMIUM_PATH;
@@ -55,7 +81,10 @@ export async function browserToUse(): Promise<{ executablePath: string; args: st
   if (system) return { executablePath: system, args: SYSTEM_ARGS, source: 'system' };
   const { default: packaged } = await import('@sparticuz/chromium');
   // Unpacked once per machine (into the temp directory); two test files must not unpack it at the same time.
-  const executablePath = await withLock(() => packaged.executablePath());
+  const executablePath = await withLock(async () => {
+    await removeIncompleteUnpacking();
+    return packaged.executablePath();
+  });
   // A machine without system fonts uses the fonts the package unpacked.
   const env = existsSync('/usr/share/fonts') ? undefined : { FONTCONFIG_PATH: join(tmpdir(), 'fonts') };
   return { executablePath, args: packaged.args.filter((a) => !UNFIT.has(a)), source: '@sparticuz/chromium', ...(env ? { env } : {}) };
