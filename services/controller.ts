@@ -31,7 +31,8 @@ import { createNfcService, type NfcService } from './nfc.js';
 import { createBackend, type Backend, type BackendDeps } from './ocpp/backend.js';
 import { createSessions, type Sessions } from './sessions.js';
 import { createDashboard } from './settings/dashboard.js';
-import { applySettings, chargeSettingsOf, computedValues, createSettings, type Settings } from './settings/index.js';
+import { applySettings, chargeSettingsOf } from './apply-settings.js';
+import { computedValues, createSettings, type Settings } from './settings/index.js';
 import { createSimulator, type Simulator } from './simulator.js';
 import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
@@ -250,7 +251,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   await core.start({
     settings: chargeSettingsOf(settings),
     phases: settings.get('Phases') === 1 ? 1 : 3,
-    pilotDebounceMs: settings.get('PilotDebounce') as number,
+    pilotDebounceMs: settings.get('PilotDebounce'),
   });
 
   const readerDevices = await createReaderHardware(config.hardware, {
@@ -273,7 +274,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   });
   const root = createActor(machine, {
     clock,
-    input: { backendLink: { heartbeatMs: (settings.get('OcppHeartbeatInterval') as number) * 1000 } },
+    input: { backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 } },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });

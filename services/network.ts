@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import type { Logger } from './logger.js';
-import type { SettingsCheck } from './settings/index.js';
+import { NETWORK_REASONS, type LanProblem } from './network-settings.js';
+import type { Settings, SettingsCheck } from './settings/index.js';
 
 /**
  * The network settings (group Network: LAN static address, GSM) applied through NetworkManager, the network manager
@@ -26,13 +27,13 @@ export interface NetworkSettings {
   gsm: { enabled: boolean; apn: string };
 }
 
-/** The settings' network values (services/settings/catalogue.ts, group network). */
-export function networkSettingsOf(settings: { get(key: string): unknown }): NetworkSettings {
+/** The settings' network values (services/network-settings.ts). */
+export function networkSettingsOf(settings: Pick<Settings, 'get'>): NetworkSettings {
   const lan: NetworkSettings['lan'] =
     settings.get('LanMode') === 1
-      ? { mode: 'static', address: String(settings.get('LanIpAddress')), netmask: String(settings.get('LanNetmask')), gateway: String(settings.get('LanGateway')) }
+      ? { mode: 'static', address: settings.get('LanIpAddress'), netmask: settings.get('LanNetmask'), gateway: settings.get('LanGateway') }
       : { mode: 'dhcp' };
-  return { lan, gsm: { enabled: settings.get('GsmEnabled') === 1, apn: String(settings.get('GsmApn')) } };
+  return { lan, gsm: { enabled: settings.get('GsmEnabled') === 1, apn: settings.get('GsmApn') } };
 }
 
 const toNumber = (ipv4: string) => ipv4.split('.').reduce((n, part) => n * 256 + Number(part), 0);
@@ -43,15 +44,6 @@ export function prefixOf(netmask: string): number | undefined {
   if (!/^1*0*$/.test(bits)) return undefined;
   return bits.includes('0') ? bits.indexOf('0') : 32;
 }
-
-/** The netmasks of a LAN address, /8 to /30. */
-export const NETMASKS = Array.from({ length: 23 }, (_, i) => {
-  const prefix = 8 + i;
-  const n = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
-});
-
-export type LanProblem = 'address-is-network' | 'address-is-broadcast' | 'gateway-outside' | 'gateway-is-address';
 
 /** What is wrong with a static LAN configuration as a whole (each field on its own is valid), or null. */
 export function lanProblem(address: string, netmask: string, gateway: string): { problem: LanProblem; keys: string[] } | null {
@@ -232,11 +224,11 @@ export function networkCheck(network: Pick<Network, 'unavailable'>): SettingsChe
   return async (next, requested) => {
     const keys = NETWORK_KEYS.filter((k) => requested.has(k));
     if (keys.length === 0) return [];
-    if (await network.unavailable()) return keys.map((key) => ({ key, reason: (r) => r.noNetworkManager }));
+    if (await network.unavailable()) return keys.map((key) => ({ key, reason: (lang) => NETWORK_REASONS.noNetworkManager[lang] }));
     if (!LAN_KEYS.some((k) => requested.has(k))) return [];
     const found = lanProblem(String(next.get('LanIpAddress')), String(next.get('LanNetmask')), String(next.get('LanGateway')));
     if (!found) return [];
     const named = found.keys.filter((k) => requested.has(k));
-    return (named.length ? named : keys.slice(0, 1)).map((key) => ({ key, reason: (r) => r.lan(found.problem) }));
+    return (named.length ? named : keys.slice(0, 1)).map((key) => ({ key, reason: (lang) => NETWORK_REASONS[found.problem][lang] }));
   };
 }

@@ -110,7 +110,7 @@ export function createMqttService(deps: MqttDeps) {
       system: charging.chargePoint.state(),
       core,
       chargingEnabled: settings.get('ChargingEnabled') === 1,
-      maxCurrentA: settings.get('MaxCurrent') as number,
+      maxCurrentA: settings.get('MaxCurrent'),
       loadLimitA: core.chargeCycle.context.loadLimitA,
       loadLimitState: region,
       publishTagIds: options.publishTagIds,

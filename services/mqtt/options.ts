@@ -1,4 +1,4 @@
-import type { Settings } from '../settings/index.js';
+import type { SettingKey, Settings } from '../settings/index.js';
 
 /** The MQTT settings (Backend › MQTT) as the MQTT service uses them. */
 export interface MqttOptions {
@@ -33,30 +33,28 @@ const identifier = (text: string) => text.replace(/[^A-Za-z0-9]+/g, '_').replace
 
 /** The MQTT options from the settings. */
 export function mqttOptionsOf(settings: Pick<Settings, 'get'>): MqttOptions {
-  const text = (key: string) => settings.get(key) as string;
-  const number = (key: string) => settings.get(key) as number;
-  const on = (key: string) => settings.get(key) === 1;
-  const serialNumber = text('SerialNumber_custom');
+  const on = (key: SettingKey) => settings.get(key) === 1;
+  const serialNumber = settings.get('SerialNumber_custom');
   return {
     enabled: on('MqttEnabled'),
-    url: text('MqttUrl'),
-    username: text('MqttUsername'),
-    password: text('MqttPassword'),
-    clientId: text('MqttClientId') || `charge-controller-${identifier(serialNumber)}`,
-    baseTopic: text('MqttBaseTopic'),
-    qos: number('MqttQos') as 0 | 1 | 2,
+    url: settings.get('MqttUrl'),
+    username: settings.get('MqttUsername'),
+    password: settings.get('MqttPassword'),
+    clientId: settings.get('MqttClientId') || `charge-controller-${identifier(serialNumber)}`,
+    baseTopic: settings.get('MqttBaseTopic'),
+    qos: settings.get('MqttQos'),
     retain: on('MqttRetain'),
-    intervalMs: number('MqttInterval') * 1000,
+    intervalMs: settings.get('MqttInterval') * 1000,
     publishTagIds: on('MqttPublishTagIds'),
     control: on('MqttControl'),
     loadManagement: on('MqttLoadManagement'),
-    loadLimitTimeoutMs: number('MqttLoadLimitTimeout') * 1000,
-    loadLimitFallbackA: number('MqttLoadLimitFallback'),
+    loadLimitTimeoutMs: settings.get('MqttLoadLimitTimeout') * 1000,
+    loadLimitFallbackA: settings.get('MqttLoadLimitFallback'),
     discovery: on('MqttDiscovery'),
-    discoveryPrefix: text('MqttDiscoveryPrefix'),
+    discoveryPrefix: settings.get('MqttDiscoveryPrefix'),
     deviceId: `charge_controller_${identifier(serialNumber).toLowerCase()}`,
     serialNumber,
-    firmwareVersion: text('FirmwareVersion_custom'),
+    firmwareVersion: settings.get('FirmwareVersion_custom'),
     phases: settings.get('Phases') === 1 ? 1 : 3,
   };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { CoreState } from '../core/protocol.js';
 import type { EventLog } from '../events.js';
 import type { Logger } from '../logger.js';
-import type { Settings } from '../settings/index.js';
+import type { SettingKey, Settings } from '../settings/index.js';
 import type { Transactions } from '../transactions.js';
 import { createAuthorizationStore, type IdTagInfo } from './authorization.js';
 import { CENTRAL_SYSTEM, createConfiguration } from './configuration.js';
@@ -66,8 +66,8 @@ export interface BackendDeps {
 export async function createBackend(deps: BackendDeps) {
   const { database, settings, charging, transactions, clock, now, logger } = deps;
   const enabled = settings.get('OcppEnabled') === 1;
-  const setting = (key: string) => settings.get(key) as number;
-  const on = (key: string) => settings.get(key) === 1;
+  const setting = <K extends SettingKey>(key: K) => settings.get(key);
+  const on = (key: SettingKey) => settings.get(key) === 1;
   /** The central system's time minus ours (from BootNotification and Heartbeat). */
   const csmsTime = (ms: number) => new Date(ms).toISOString();
 
@@ -107,10 +107,10 @@ export async function createBackend(deps: BackendDeps) {
   const fire = (p: Promise<unknown>) => void p.catch((err: unknown) => logger.error({ err }, 'OCPP: unexpected failure'));
 
   const transportOptions = (): TransportOptions => ({
-    url: String(settings.get('OcppUrl')),
-    identity: String(settings.get('OcppChargeBoxId')),
-    password: String(settings.get('OcppPassword')) || undefined,
-    caFile: String(settings.get('OcppCaFile')) || undefined,
+    url: settings.get('OcppUrl'),
+    identity: settings.get('OcppChargeBoxId'),
+    password: settings.get('OcppPassword') || undefined,
+    caFile: settings.get('OcppCaFile') || undefined,
     clock,
     pingIntervalMs: () => setting('OcppWebSocketPingInterval') * 1000,
     logger,
@@ -118,13 +118,13 @@ export async function createBackend(deps: BackendDeps) {
   });
   const transport = createTransport(transportOptions(), (action, payload) => handleCall(action, payload), {
     opened: () => {
-      logger.info({ url: String(settings.get('OcppUrl')) }, 'OCPP: connected to the central system');
-      deps.events?.backend('connected', { url: String(settings.get('OcppUrl')) });
+      logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
+      deps.events?.backend('connected', { url: settings.get('OcppUrl') });
       link?.send({ type: 'SOCKET.OPENED' });
     },
     failed: (reason) => {
-      logger.warn({ reason, url: String(settings.get('OcppUrl')) }, 'OCPP: could not connect to the central system');
-      deps.events?.backend('disconnected', { url: String(settings.get('OcppUrl')), reason: String(reason) });
+      logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
+      deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
       link?.send({ type: 'SOCKET.FAILED' });
     },
     closed: (reason) => {
@@ -153,12 +153,12 @@ export async function createBackend(deps: BackendDeps) {
 
   async function boot(): Promise<void> {
     try {
-      const serial = String(settings.get('SerialNumber_custom')).slice(0, 25);
+      const serial = settings.get('SerialNumber_custom').slice(0, 25);
       const answer = await call('BootNotification', {
         chargePointVendor: CHARGE_POINT_VENDOR,
         chargePointModel: CHARGE_POINT_MODEL,
         ...(serial ? { chargePointSerialNumber: serial, chargeBoxSerialNumber: serial } : {}),
-        firmwareVersion: String(settings.get('FirmwareVersion_custom')).slice(0, 50),
+        firmwareVersion: settings.get('FirmwareVersion_custom').slice(0, 50),
       });
       keepTime(answer.currentTime);
       const intervalS = Number(answer.interval) || 0;
@@ -598,7 +598,7 @@ export async function createBackend(deps: BackendDeps) {
         logger.error({ problem }, `OCPP is enabled but cannot connect: ${problem}`);
         return;
       }
-      if (settings.get('OcppPassword') && String(settings.get('OcppUrl')).startsWith('ws:')) {
+      if (settings.get('OcppPassword') && settings.get('OcppUrl').startsWith('ws:')) {
         logger.warn({}, 'OCPP: OcppPassword is sent over ws:// without TLS, readable on the network: use wss:// (security profile 2)');
       }
       charging.setAuthorizer(authorize);

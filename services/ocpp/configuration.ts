@@ -1,4 +1,4 @@
-import type { Settings } from '../settings/index.js';
+import type { SettingKey, Settings } from '../settings/index.js';
 import { LOCAL_LIST_MAX } from './authorization.js';
 import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from './smart-charging.js';
 
@@ -18,7 +18,7 @@ export const CENTRAL_SYSTEM = { role: 'manufacturer', username: 'ocpp' } as cons
  * from the central system is a settings change like any other: stored, checked, applied, shown in the web
  * interface): `setting` names the catalogue key, `kind` how the value is written in OCPP.
  */
-const MAPPED: Record<string, { setting: string; kind: 'int' | 'bool'; writeOnly?: true }> = {
+const MAPPED: Record<string, { setting: SettingKey; kind: 'int' | 'bool'; writeOnly?: true }> = {
   HeartbeatInterval: { setting: 'OcppHeartbeatInterval', kind: 'int' },
   WebSocketPingInterval: { setting: 'OcppWebSocketPingInterval', kind: 'int' },
   ConnectionTimeOut: { setting: 'AuthTimeout', kind: 'int' },
@@ -72,10 +72,10 @@ export function createConfiguration(settings: Settings) {
   const value = (key: string): string | undefined => {
     const mapped = MAPPED[key];
     if (mapped) {
-      const v = settings.get(mapped.setting) as number;
+      const v = settings.get(mapped.setting);
       return mapped.kind === 'bool' ? String(v === 1) : String(v);
     }
-    if (key === 'SecurityProfile') return settings.get('OcppPassword') ? (String(settings.get('OcppUrl')).startsWith('wss:') ? '2' : '1') : '0';
+    if (key === 'SecurityProfile') return settings.get('OcppPassword') ? (settings.get('OcppUrl').startsWith('wss:') ? '2' : '1') : '0';
     return READ_ONLY[key];
   };
 

@@ -1,32 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js';
-import type { ChargeSettings } from '../../machines/charge-cycle.js';
-import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
 import type { EventLog } from '../events.js';
-import type { LogLevel } from '../logger.js';
-import type { MqttOptions } from '../mqtt/options.js';
-import { mqttOptionsOf } from '../mqtt/options.js';
-import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
-import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
-import { settingsTexts, type Reasons, type SettingsTexts } from './translations.js';
+import { CATALOGUE, FIELDS, GROUP_LABELS, type SettingKey, type SettingValueOf } from './catalogue.js';
+import type { ComputedValues } from './identity.js';
+import { settingsTexts, type SettingsTexts } from './translations.js';
+import type { FieldDef, SettingsCheck, SettingValue } from './types.js';
 
-export { CATALOGUE, FIELDS, type FieldDef, type SettingValue };
+export { CATALOGUE, FIELDS, type FieldDef, type SettingKey, type SettingsCheck, type SettingValue, type SettingValueOf };
+export { computedValues, FIRMWARE_VERSION, type ComputedValues } from './identity.js';
 
 const rank = (role: Role) => ROLES.indexOf(role);
 export const canSee = (user: Role, field: FieldDef) => rank(user) >= rank(field.role);
 export const canChange = (user: Role, field: FieldDef) => field.mode === 'rw' && rank(user) >= rank(field.writeRole ?? field.role);
-
-/** Values of the read-only fields computed at the time of asking. */
-export interface ComputedValues {
-  FirmwareVersion_custom: string;
-  SerialNumber_custom: string;
-  ControllerTime_custom: string;
-}
 
 /** A field as the API shows it (spec 2.7 Field). */
 export interface FieldView {
@@ -50,16 +38,6 @@ export interface FieldView {
   isSet?: 0 | 1;
 }
 
-/**
- * A check of a settings write as a whole, after each value passed its own (for example a static LAN configuration
- * that must hold together): given the values as they would be and the keys the request names, the refused keys and
- * why, in the request's language.
- */
-export type SettingsCheck = (
-  next: ReadonlyMap<string, SettingValue>,
-  requested: ReadonlySet<string>,
-) => Promise<Array<{ key: string; reason: (reasons: Reasons) => string }>>;
-
 /** One pair of a POST/PATCH request, as received. */
 export interface SettingPair {
   key: string;
@@ -76,8 +54,8 @@ const ENGLISH = settingsTexts('gb');
 /** The value a client sees: enums as `{value, label}` (the label in the texts' language), the rest as stored. */
 export function presentValue(field: FieldDef, value: SettingValue, texts: SettingsTexts = ENGLISH): unknown {
   if (field.type === 'enum') {
-    const label = field.options.find((o) => o.value === value)?.label;
-    return { value, label: label === undefined ? String(value) : texts.option(label) };
+    const option = field.options.find((o) => o.value === value);
+    return { value, label: option === undefined ? String(value) : texts.option(option) };
   }
   return value;
 }
@@ -107,7 +85,7 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
     case 'enum': {
       const v = typeof raw === 'object' && raw !== null && !Array.isArray(raw) && 'value' in raw ? (raw as { value: unknown }).value : raw;
       const option = field.options.find((o) => o.value === v);
-      if (!option) return { ok: false, reason: reasons.option(field.options.map((o) => `${o.value} (${texts.option(o.label)})`).join(', ')) };
+      if (!option) return { ok: false, reason: reasons.option(field.options.map((o) => `${o.value} (${texts.option(o)})`).join(', ')) };
       return { ok: true, value: option.value };
     }
     case 'triple': {
@@ -168,15 +146,15 @@ export async function createSettings(
       type: field.type,
       mode: field.mode,
       default: presentValue(field, field.default, t),
-      label: t.label(field.key, field.label),
+      label: t.label(field),
     };
     if (field.type === 'string') view.validation = { length: field.length };
     if (field.type === 'int') view.validation = { range: field.range };
-    if (descriptions) view.description = t.description(field.key, field.description);
+    if (descriptions) view.description = t.description(field);
     if (field.parents) view.parents = field.parents;
     if (field.mode === 'rw' && !canChange(role, field)) view.isNotAuthorized = 1;
     if (field.unit) view.unit = field.unit;
-    if (field.type === 'enum') view.options = field.options.map((o) => ({ value: o.value, label: t.option(o.label) }));
+    if (field.type === 'enum') view.options = field.options.map((o) => ({ value: o.value, label: t.option(o) }));
     if (field.writeOnly) {
       view.writeOnly = 1;
       view.isSet = valueOf(field) === field.default ? 0 : 1;
@@ -190,7 +168,7 @@ export async function createSettings(
       const subGroups = g.sub_groups.flatMap((sg) => {
         const fields = sg.fields.filter((f) => canSee(role, f) && include(f));
         return fields.length
-          ? [{ key: sg.key, label: t.subGroup(sg.key, sg.label), role: spanRole(fields), fields: fields.map((f) => fieldView(f, role, true, t)) }]
+          ? [{ key: sg.key, label: t.subGroup(sg), role: spanRole(fields), fields: fields.map((f) => fieldView(f, role, true, t)) }]
           : [];
       });
       if (!subGroups.length) return [];
@@ -211,11 +189,12 @@ export async function createSettings(
   }
 
   return {
-    /** A stored or computed value. */
-    get(key: string): SettingValue {
+    /** A stored or computed value, typed by its key's declaration. */
+    get<K extends SettingKey>(key: K): SettingValueOf<K> {
       const field = FIELDS.get(key);
       if (!field) throw new Error(`no setting ${key}`);
-      return valueOf(field);
+      // The stored value passed the field's own check (checkValue), so it has the declared type.
+      return valueOf(field) as SettingValueOf<K>;
     },
 
     /** Spec 2.7 for a role; `appOnly` limits it to the fields designated for the app. Marks the account as up to date. */
@@ -281,7 +260,7 @@ export async function createSettings(
         if (opts.check) {
           const next = new Map(values);
           for (const [k, v] of accepted) next.set(k, v);
-          for (const { key, reason } of await opts.check(next, seen)) refused.set(pairs.findIndex((p) => p.key === key), { reason: reason(reasons), value: true });
+          for (const { key, reason } of await opts.check(next, seen)) refused.set(pairs.findIndex((p) => p.key === key), { reason: reason(t.lang), value: true });
           if (refused.size) throw refuse();
         }
         before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
@@ -335,54 +314,3 @@ export async function createSettings(
 }
 
 export type Settings = Awaited<ReturnType<typeof createSettings>>;
-
-/** The firmware's version: package.json's. */
-export const FIRMWARE_VERSION = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-})();
-
-const SERIAL_NUMBER = (() => {
-  try {
-    return readFileSync('/etc/machine-id', 'utf8').trim().slice(0, 12).toUpperCase();
-  } catch {
-    return hostname();
-  }
-})();
-
-/** The read-only fields' values now. */
-export function computedValues(now: () => number): ComputedValues {
-  return { FirmwareVersion_custom: FIRMWARE_VERSION, SerialNumber_custom: SERIAL_NUMBER, ControllerTime_custom: new Date(now()).toISOString() };
-}
-
-/** What the charge cycle obeys, from the settings. */
-export function chargeSettingsOf(settings: Pick<Settings, 'get'>): ChargeSettings {
-  const limits = settings.get('PhaseCurrentLimits') as number[];
-  return {
-    freeCharging: settings.get('FreeCharging') === 1,
-    chargingEnabled: settings.get('ChargingEnabled') === 1,
-    ventilationAvailable: settings.get('Ventilation') === 1,
-    authTimeoutMs: (settings.get('AuthTimeout') as number) * 1000,
-    maxCurrentA: Math.min(settings.get('MaxCurrent') as number, ...limits),
-  };
-}
-
-const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info', 3: 'debug' };
-
-/**
- * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
- * LOG_LEVEL is set, which wins; see createLogLevel), MQTT.
- */
-export function applySettings(
-  settings: Pick<Settings, 'get'>,
-  to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'>; mqtt: { configure(options: MqttOptions): void } },
-): void {
-  to.charging.applySettings(chargeSettingsOf(settings));
-  to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
-  to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
-  to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info');
-  to.mqtt.configure(mqttOptionsOf(settings));
-}
