@@ -113,6 +113,7 @@ export const NETWORK_SETTINGS = declare({
     },
     type: 'string',
     length: [0, 64],
+    // APN labels (3GPP TS 23.003): letters, digits and hyphens, separated by dots.
     pattern: /^$|^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
     hint: {
       gb: 'empty or an APN of letters, digits, "-" and dots such as internet.provider.com',

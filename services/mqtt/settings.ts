@@ -31,6 +31,7 @@ export const MQTT_SETTINGS = declare({
     },
     type: 'string',
     length: [0, 255],
+    // A broker URL without credentials (they are the user and password settings) and without a path.
     pattern: /^$|^mqtts?:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:(6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?\/?$/,
     hint: {
       gb: 'empty or an mqtt:// or mqtts:// URL with a host and an optional port, without user, password or path',
