@@ -14,16 +14,16 @@ import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from './accounts.js';
 import { createChargingService, type ChargingService } from './charging.js';
-import { createWallClock, realClock, type Clock } from './clock.js';
+import { createWallClock, realClock, type Clock } from './core/clock.js';
 import type { Config } from './config.js';
-import { startCoreLink, type CoreEvent } from './core/link.js';
+import { startCoreLink, type CoreEvent } from './core-link.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
-import type { InspectRecord } from './inspection.js';
+import type { InspectRecord } from './core/inspection.js';
 import { createEventLog, type EventLog } from './events.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from './inspector.js';
 import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
-import { createLoopDelayMonitor } from './loop-delay.js';
+import { createLoopDelayMonitor } from './core/loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createMqttService, type MqttService } from './mqtt/index.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkCheck, networkSettingsOf } from './network.js';
@@ -37,7 +37,7 @@ import { createTransactions, type Transactions } from './transactions.js';
 import { createUsers, type Users } from './users.js';
 import { createWhitelist, type Whitelist } from './whitelist.js';
 
-export type { Clock } from './clock.js';
+export type { Clock } from './core/clock.js';
 export type InspectionObserver = (event: InspectionEvent) => void;
 
 export interface ControllerOptions {

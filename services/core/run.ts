@@ -6,11 +6,11 @@ import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
-import { createWallClock, realClock, type Clock } from '../clock.js';
-import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
-import { createLoopDelayMonitor } from '../loop-delay.js';
+import { createWallClock, realClock, type Clock } from './clock.js';
+import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
+import { createLoopDelayMonitor } from './loop-delay.js';
 import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
-import { startWatchdog } from '../systemd.js';
+import { startWatchdog } from './systemd.js';
 import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,

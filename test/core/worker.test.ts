@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config.js';
 import { startController, type Controller } from '../../services/controller.js';
-import { CORE_LOST_EXIT_CODE } from '../../services/core/link.js';
+import { CORE_LOST_EXIT_CODE } from '../../services/core-link.js';
 import { CORE_NICE, LIVENESS_TIMEOUT_MS } from '../../services/core/protocol.js';
 import { createLogger } from '../../services/logger.js';
 import { FAILED, httpRequest, OPERATOR_PASSWORD, type HttpResult } from '../harness.js';
