@@ -19,7 +19,7 @@ import { PHONE_POLL_MS, wireFloorMs, type WireStats } from '../drivers/pn532/sim
 import type { Timers } from '../drivers/types.js';
 import { loginProof } from '../machines/secrets.js';
 import { loadConfig } from '../services/config.js';
-import { startController } from '../services/controller.js';
+import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 
 export const NFC_BAUD = 115200;

@@ -1,6 +1,6 @@
 import { RESTARTS_IN_PROCESS } from '../drivers/index.js';
 import { ConfigError, loadConfig } from '../services/config.js';
-import { startController } from '../services/controller.js';
+import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 

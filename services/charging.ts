@@ -1,7 +1,7 @@
 import type { SimState } from '../drivers/index.js';
 import type { TagTechnology } from '../drivers/types.js';
 import type { ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
-import type { PairingActor } from '../machines/controller.js';
+import type { PairingActor } from '../machines/main-thread.js';
 import type { ChargePoint, SystemState } from './core/system-state.js';
 import type { CoreLink } from './core-link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';

@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { controllerMachine } from '../machines/controller.js';
+import { controllerMachine } from '../machines/main-thread.js';
 import { coreMachine } from '../machines/core.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
 import { describeAction, statePath, transitionTable, type TransitionRow } from '../machines/transitions.js';

@@ -1,4 +1,4 @@
-import type { AppDeps, Router } from '../app.js';
+import type { AppDeps, Router } from '../types.js';
 import type { SystemState } from '../../services/core/system-state.js';
 import { messageIn } from '../../services/message-translations.js';
 import { Messages, SystemState as SystemStateBody } from '../responses.js';

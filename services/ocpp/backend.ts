@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ocppState } from '../../db/schema.js';
-import type { BackendLinkActor } from '../../machines/controller.js';
+import type { BackendLinkActor } from '../../machines/main-thread.js';
 import type { CommandedStopReason } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
 import type { Clock } from '../core/clock.js';

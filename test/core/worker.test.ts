@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/config.js';
-import { startController, type Controller } from '../../services/controller.js';
+import { startController, type Controller } from '../../bin/start-controller.js';
 import { CORE_LOST_EXIT_CODE } from '../../services/core-link.js';
 import { CORE_NICE, LIVENESS_TIMEOUT_MS } from '../../services/core/protocol.js';
 import { createLogger } from '../../services/logger.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { decodeTextRecord, encodeTextRecord, NdefError } from '../../api/nfc/ndef.js';
+import { decodeTextRecord, encodeTextRecord, NdefError } from '../../drivers/nfc/ndef.js';
 
 /** The npm `ndef` package (no types, CommonJS): an independent encoder/decoder to cross-check ours. */
 const ndef = createRequire(import.meta.url)('ndef') as {
