@@ -17,6 +17,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'dev-tools-apart',
+      severity: 'error',
+      comment: 'Development tools (bin/dev/: the central system, benches, generators) are never part of the runtime.',
+      from: { path: '^', pathNot: '^bin/dev/' },
+      to: { path: '^bin/dev/' },
+    },
+    {
       name: 'api-not-up',
       severity: 'error',
       comment: 'api/ is below bin/: the composition root wires the API, the API does not reach it.',

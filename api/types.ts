@@ -12,7 +12,7 @@ import type { Dashboard } from '../services/settings/dashboard.js';
 import type { Settings } from '../services/settings/index.js';
 import type { Simulator } from '../services/simulator.js';
 import type { Transactions } from '../services/transactions.js';
-import type { Bindings } from '../services/transport.js';
+import type { Bindings } from '../services/fetch.js';
 import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
 import type { BodyBudget } from './body-budget.js';
@@ -110,4 +110,4 @@ export interface Router {
 /** The API application and its document (OpenAPI 3.1, as GET /openapi.json serves it). */
 export type ApiApp = Hono<AppEnv> & { document(): Promise<JsonSchema> };
 
-export type { Bindings, Fetch } from '../services/transport.js';
+export type { Bindings, Fetch } from '../services/fetch.js';

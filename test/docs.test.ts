@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { GUARD_DESCRIPTIONS } from '../machines/charge-cycle.js';
 import { chargeCycleMachine } from '../machines/charge-cycle.js';
 import { transitionTable } from '../machines/transitions.js';
-import { renderMachineDocs } from '../services/machine-docs.js';
+import { renderMachineDocs } from '../bin/dev/machine-docs.js';
 import { renderSettingsDocs } from '../services/settings/docs.js';
 
 test('docs/charge-cycle.md is the table generated from the machines (run `npm run docs` after changing them)', () => {

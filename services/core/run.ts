@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import { createActor, type AnyActorRef, type InspectionEvent } from 'xstate';
-import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point.js';
+import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point-hardware.js';
 import type { RpiPins } from '../../drivers/pins.js';
 import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';

@@ -1,4 +1,4 @@
-import type { Fetch } from '../transport.js';
+import type { Fetch } from '../fetch.js';
 import { createNfcRequestHandler, outstandingRefusal } from './mapping.js';
 import type { NfcTarget, RfidMode, Unsubscribe } from '../../drivers/types.js';
 import type { NfcLinkActor } from '../../machines/main-thread.js';

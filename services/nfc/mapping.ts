@@ -5,7 +5,7 @@
  * `Request` handed to the same fetch the HTTP server uses (request log included), so every endpoint, status code and
  * session rule is the same over NFC; only the transport's client address differs.
  */
-import type { Bindings, Fetch } from '../transport.js';
+import type { Bindings, Fetch } from '../fetch.js';
 import type { Logger } from '../logger.js';
 import { decodeTextRecord, encodeTextRecord, NdefError } from '../../drivers/nfc/ndef.js';
 

@@ -107,8 +107,8 @@ async function runBareServer(): Promise<void> {
   let fetch = app.fetch;
   if (process.env.BENCH_LOG) {
     // Loaded only here, so the plain baseline loads nothing of the controller.
-    const { withRequestLog } = await import('../api/request-log.js');
-    const { createLogger } = await import('../services/logger.js');
+    const { withRequestLog } = await import('../../api/request-log.js');
+    const { createLogger } = await import('../../services/logger.js');
     fetch = withRequestLog(app.fetch, await createLogger({ logLevel: 'info', logFormat: 'json' }));
   }
   serve({ fetch, port, hostname: HOST }, (info) => {
