@@ -34,7 +34,7 @@ export const ROOT_MACHINES: ReadonlyArray<{ machine: AnyStateMachine; systemId: 
 
 /**
  * The machines to draw: each thread's root actor and every machine it invokes, in invoke order. This is the one
- * list: a machine invoked in machines/controller.ts or machines/core.ts (the NFC link, …) gets its chart, its files
+ * list: a machine invoked in machines/main-thread.ts or machines/core.ts (the NFC link, …) gets its chart, its files
  * and its place on the inspector page without another change.
  */
 export function chartedMachines(roots = ROOT_MACHINES): ChartedMachine[] {

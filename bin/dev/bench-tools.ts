@@ -1,5 +1,5 @@
 /**
- * What the benches share (bin/bench.ts, bin/bench-safety.ts): autocannon, the controller as a child process run as
+ * What the benches share (bin/dev/bench.ts, bin/dev/bench-safety.ts): autocannon, the controller as a child process run as
  * `npm start` runs it, its resident memory, logging in, and the printed table.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -57,9 +57,9 @@ import {
 } from './bench-tools.js';
 
 const BARE_FLAG = '--bare';
-/** `npm run bench -- --nfc`: only the NFC round trips (bin/bench-nfc.ts). */
+/** `npm run bench -- --nfc`: only the NFC round trips (bin/dev/bench-nfc.ts). */
 const NFC_FLAG = '--nfc';
-/** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/bench-safety.ts). */
+/** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/dev/bench-safety.ts). */
 const SAFETY_FLAG = '--safety';
 const PATH = '/v1/system_state';
 

@@ -48,7 +48,7 @@ describe('NDEF Text record', () => {
     );
   });
 
-  // The reason is the cause of the 400 answer the phone gets (api/nfc/mapping.ts), so each says what is wrong.
+  // The reason is the cause of the 400 answer the phone gets (services/nfc/mapping.ts), so each says what is wrong.
   test.each([
     ['empty', '', /shorter than a record header/],
     ['chunked record (CF)', 'B101055402656E6869', /Chunked NDEF records are not supported/],
