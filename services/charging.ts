@@ -1,13 +1,13 @@
 import type { SimState } from '../drivers/index.js';
 import type { TagTechnology } from '../drivers/types.js';
 import type { ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
-import type { PairingActor } from '../machines/controller.js';
-import type { ChargePoint, SystemState } from './charge-point.js';
-import type { CoreLink } from './core/link.js';
+import type { PairingActor } from '../machines/main-thread.js';
+import type { ChargePoint, SystemState } from './core/system-state.js';
+import type { CoreLink } from './core-link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
 import type { ControllerEvent, EventLog } from './events.js';
-import type { HmiState } from './hmi.js';
+import type { HmiState } from './core/hmi.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';

@@ -23,7 +23,7 @@ function sources(dir: string): string[] {
 test('every changeable setting is read where the controller applies it', () => {
   const code = ['services', 'api', 'machines', 'drivers', 'bin']
     .flatMap(sources)
-    .filter((f) => !NOT_CONSUMERS.has(relative(ROOT, join(ROOT, f))))
+    .filter((f) => !NOT_CONSUMERS.has(relative(ROOT, join(ROOT, f))) && !f.startsWith('bin/dev/'))
     .map((f) => readFileSync(join(ROOT, f), 'utf8'))
     .join('\n');
   const unread = [...FIELDS.values()].filter((f) => f.mode === 'rw' && !OCPP.has(f.key) && !code.includes(`'${f.key}'`)).map((f) => f.key);

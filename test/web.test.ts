@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loginProof as nodeLoginProof } from '../machines/secrets.js';
-import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES } from '../services/charge-point.js';
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES } from '../services/core/system-state.js';
 import { GROUP_KEYS } from '../services/settings/catalogue.js';
 import { ROLES } from '../db/schema.js';
 import { TAG_PRIORITIES } from '../services/whitelist.js';

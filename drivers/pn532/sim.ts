@@ -27,7 +27,7 @@
  */
 import { createRequire } from 'node:module';
 import { SerialPortStream } from '@serialport/stream';
-import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
+import { decodeTextRecord, encodeTextRecord } from '../nfc/ndef.js';
 import type { TagTechnology, Timers } from '../types.js';
 import { CMD } from './driver.js';
 import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST, type Frame } from './frame.js';

@@ -15,10 +15,10 @@ import {
   type TagRefusal,
 } from '../../machines/charge-cycle.js';
 import type { ChargeCycleActor } from '../../machines/core.js';
-import type { Clock } from '../clock.js';
-import { HMI_PATTERNS, hmiState } from '../hmi.js';
-import type { Message } from '../charge-point.js';
-import { MESSAGES, type MessageCause } from '../messages.js';
+import type { Clock } from './clock.js';
+import { HMI_PATTERNS, hmiState } from './hmi.js';
+import type { Message } from './system-state.js';
+import { MESSAGES, type MessageCause } from './messages.js';
 import type { CoreState, Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
 import { createSafetyMonitor } from './safety.js';
 

@@ -1,4 +1,4 @@
-import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../core/system-state.js';
 import { FIELDS } from '../settings/catalogue.js';
 import { LOAD_LIMIT_FIELD } from './commands.js';
 import type { MqttOptions } from './options.js';

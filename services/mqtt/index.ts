@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { MqttClient } from 'mqtt';
-import type { MqttActor } from '../../machines/controller.js';
+import type { MqttActor } from '../../machines/main-thread.js';
 import type { MqttContext } from '../../machines/mqtt.js';
 import type { ChargingService } from '../charging.js';
 import type { Logger } from '../logger.js';

@@ -1,4 +1,4 @@
-import type { SystemState } from '../charge-point.js';
+import type { SystemState } from '../core/system-state.js';
 import type { CoreState } from '../core/protocol.js';
 
 /**

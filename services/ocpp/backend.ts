@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ocppState } from '../../db/schema.js';
-import type { BackendLinkActor } from '../../machines/controller.js';
+import type { BackendLinkActor } from '../../machines/main-thread.js';
 import type { CommandedStopReason } from '../../machines/charge-cycle.js';
 import type { ChargingService } from '../charging.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { CoreState } from '../core/protocol.js';
 import type { EventLog } from '../events.js';
 import type { Logger } from '../logger.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { RPCClient } from 'ocpp-rpc';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 
 /** What the transport reports to the backend link (machines/backend-link.ts). */

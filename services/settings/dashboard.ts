@@ -1,5 +1,5 @@
 import type { Role } from '../../db/schema.js';
-import type { ChargePoint } from '../charge-point.js';
+import type { ChargePoint } from '../core/system-state.js';
 import type { FieldView, Settings } from './index.js';
 
 /** The live values of /v1/app_dashboard (2.15): read-only fields in the shape of 2.7, computed when asked. */

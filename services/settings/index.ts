@@ -4,13 +4,8 @@ import { inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ROLES, settings as settingsTable, type Role } from '../../db/schema.js';
 import type { ChargeSettings } from '../../machines/charge-cycle.js';
-import type { ChargingService } from '../charging.js';
 import { charCount, invalid, notFound } from '../errors.js';
 import type { EventLog } from '../events.js';
-import type { LogLevel } from '../logger.js';
-import type { MqttOptions } from '../mqtt/options.js';
-import { mqttOptionsOf } from '../mqtt/options.js';
-import type { NfcService } from '../nfc.js';
 import { LANGUAGES, languageOf, type LanguageKey } from '../i18n.js';
 import { CATALOGUE, FIELDS, GROUP_LABELS, type FieldDef, type SettingValue } from './catalogue.js';
 import { settingsTexts, type Reasons, type SettingsTexts } from './translations.js';
@@ -368,21 +363,4 @@ export function chargeSettingsOf(settings: Pick<Settings, 'get'>): ChargeSetting
     authTimeoutMs: (settings.get('AuthTimeout') as number) * 1000,
     maxCurrentA: Math.min(settings.get('MaxCurrent') as number, ...limits),
   };
-}
-
-const LOG_LEVEL_OF: Record<number, string> = { 0: 'error', 1: 'warn', 2: 'info', 3: 'debug' };
-
-/**
- * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
- * LOG_LEVEL is set, which wins; see createLogLevel), MQTT.
- */
-export function applySettings(
-  settings: Pick<Settings, 'get'>,
-  to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'>; mqtt: { configure(options: MqttOptions): void } },
-): void {
-  to.charging.applySettings(chargeSettingsOf(settings));
-  to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
-  to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
-  to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel') as number] ?? 'info');
-  to.mqtt.configure(mqttOptionsOf(settings));
 }

@@ -10,7 +10,7 @@ import {
   TEMPERATURE_RESUME_C,
   TEMPERATURE_WARNING_C,
 } from '../../services/core/charge-point.js';
-import { HMI_PATTERNS } from '../../services/hmi.js';
+import { HMI_PATTERNS } from '../../services/core/hmi.js';
 import { askToCharge, charging, codes, KNOWN, systemState, useChargers } from '../charging/scenario.js';
 import { timedCharger } from './timed.js';
 

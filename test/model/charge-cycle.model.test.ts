@@ -10,7 +10,7 @@ import {
   type ChargeEvent,
   type PilotLevel,
 } from '../../machines/charge-cycle.js';
-import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
+import { HMI_PATTERNS, hmiState } from '../../services/core/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';

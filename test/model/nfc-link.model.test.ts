@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, test } from 'vitest';
 import { createActor, SimulatedClock, transition, type InspectionEvent } from 'xstate';
-import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
-import { outstandingRefusal } from '../../api/nfc/mapping.js';
+import { decodeTextRecord, encodeTextRecord } from '../../drivers/nfc/ndef.js';
+import { outstandingRefusal } from '../../services/nfc/mapping.js';
 import type { SimulatedPhone } from '../../drivers/pn532/sim.js';
 import type { ReaderHardware } from '../../drivers/types.js';
 import { ANSWER_DEADLINE_MS, NFC_IDLE_MS, nfcLinkMachine, type NfcLinkEvent } from '../../machines/nfc-link.js';

@@ -26,9 +26,9 @@ export const TARGETS = {
   'machines/backend-link.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/backend-link.test.ts', 'test/ocpp/heartbeat-setting.test.ts', 'test/model/backend-link.model.test.ts', 'test/ocpp/core-profile.test.ts'],
   'machines/mqtt.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/mqtt.test.ts', 'test/model/mqtt.model.test.ts', 'test/mqtt/mqtt.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
-  'machines/controller.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts', 'test/ocpp/heartbeat-setting.test.ts'],
+  'machines/main-thread.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts', 'test/ocpp/heartbeat-setting.test.ts'],
   'drivers/pn532/frame.ts': [LOAD, 'test/nfc/frame.test.ts', 'test/nfc/frame-edges.test.ts', 'test/nfc/chip.test.ts', 'test/nfc/driver.test.ts'],
-  'api/nfc/ndef.ts': [LOAD, 'test/nfc/ndef.test.ts', 'test/nfc/api.test.ts'],
+  'drivers/nfc/ndef.ts': [LOAD, 'test/nfc/ndef.test.ts', 'test/nfc/api.test.ts'],
   'services/core/liveness.ts': [LOAD, 'test/core/liveness.test.ts'],
   'services/core/safety.ts': [LOAD, 'test/core/safety.test.ts', 'test/core/metrics.test.ts'],
   // Not the charge-cycle model test: it exercises this file too, but every mutant here is reached by every test (the

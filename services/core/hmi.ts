@@ -1,5 +1,5 @@
-import type { LedPattern } from '../drivers/types.js';
-import type { StateMeta } from '../machines/charge-cycle.js';
+import type { LedPattern } from '../../drivers/types.js';
+import type { StateMeta } from '../../machines/charge-cycle.js';
 
 /** The HMI states the status LEDs show, one per charge-cycle state plus `Reading card`. */
 export const HMI_STATES = [

@@ -35,7 +35,7 @@ import {
   type Child,
   type Row,
 } from './bench-tools.js';
-import { EVENTS_KEPT } from '../services/events.js';
+import { EVENTS_KEPT } from '../../services/events.js';
 
 const HISTORY = 100_000;
 /** One charge every 2.4 h: 100,000 of them reach back 27 years. */

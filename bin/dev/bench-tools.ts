@@ -1,5 +1,5 @@
 /**
- * What the benches share (bin/bench.ts, bin/bench-safety.ts): autocannon, the controller as a child process run as
+ * What the benches share (bin/dev/bench.ts, bin/dev/bench-safety.ts): autocannon, the controller as a child process run as
  * `npm start` runs it, its resident memory, logging in, and the printed table.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loginProof } from '../machines/secrets.js';
+import { loginProof } from '../../machines/secrets.js';
 
 export const HOST = '127.0.0.1';
 export const PASSWORD = 'bench-operator-password';
@@ -113,7 +113,7 @@ function isListeningLine(line: string): boolean {
  * so the bench runs the controller exactly as `npm start` does (the memory settings included).
  */
 export function startCommand(): { nodeOptions: string[]; entry: string } {
-  const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
+  const root = join(fileURLToPath(import.meta.url), '..', '..', '..', '..');
   const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const [command, ...words] = (scripts.start ?? '').trim().split(/\s+/);
   const entryAt = words.findIndex((w) => !w.startsWith('-'));

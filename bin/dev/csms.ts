@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { startCsms } from '../services/ocpp/csms.js';
+import { startCsms } from './central-system.js';
 
 const USAGE = `usage: npm run csms -- [--port 9000] [--host 127.0.0.1] [--password <basic-auth password>]
                        [--cert server.pem --key server.key]   (wss://, security profile 2)

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import * as v from 'valibot';
-import type { Logger } from '../logger.js';
-import type { CoreInit, CoreLocal } from './run.js';
-import { createSilenceWatch } from './liveness.js';
-import { FromCoreSchema, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, type CoreStart, type FromCore, type ToCore } from './protocol.js';
+import type { Logger } from './logger.js';
+import type { CoreInit, CoreLocal } from './core/run.js';
+import { createSilenceWatch } from './core/liveness.js';
+import { FromCoreSchema, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, type CoreStart, type FromCore, type ToCore } from './core/protocol.js';
 
 /** Exit code of a controller whose charge-point core died or stopped answering (a supervisor restarts it). */
 export const CORE_LOST_EXIT_CODE = 70;
@@ -48,9 +48,9 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 
 /** The compiled worker file: next to this module when it runs from dist/, else dist/'s copy (tests run the source). */
 function workerFile(): URL {
-  const beside = new URL('./worker.js', import.meta.url);
+  const beside = new URL('./core/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(beside))) return beside;
-  const built = new URL('../../dist/services/core/worker.js', import.meta.url);
+  const built = new URL('../dist/services/core/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(built))) return built;
   throw new Error('the charge-point core needs the compiled worker (dist/services/core/worker.js): run npm run build');
 }
@@ -106,7 +106,7 @@ export async function startCoreLink(options: CoreLinkOptions): Promise<CoreLink>
     const { port1, port2 } = new MessageChannel();
     port1.on('message', onMessage);
     // Loaded only here: with the core in its worker, the main thread loads none of its modules.
-    const { runCore } = await import('./run.js');
+    const { runCore } = await import('./core/run.js');
     runCore(port2, init, options.local);
     post = (m) => port1.postMessage(m);
     terminate = async () => {

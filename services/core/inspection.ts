@@ -1,5 +1,5 @@
 import type { AnyActorRef, InspectionEvent, StateValue } from 'xstate';
-import { takenKey } from '../machines/transitions.js';
+import { takenKey } from '../../machines/transitions.js';
 
 /**
  * An actor system's inspection stream reduced to what the inspector shows, as plain data: the same records whether

@@ -1,9 +1,9 @@
-import type { Timers } from '../drivers/types.js';
+import type { Timers } from '../../drivers/types.js';
 
 /** Time for the actors: their timers and the current time in milliseconds (a manual clock in tests). */
 export type Clock = Timers;
 
-export { realTimers as realClock } from '../drivers/timers.js';
+export { realTimers as realClock } from '../../drivers/timers.js';
 
 /**
  * The controller's wall clock (UTC ms for stored and shown times): a base clock (the system's, or a test's manual

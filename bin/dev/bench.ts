@@ -57,9 +57,9 @@ import {
 } from './bench-tools.js';
 
 const BARE_FLAG = '--bare';
-/** `npm run bench -- --nfc`: only the NFC round trips (bin/bench-nfc.ts). */
+/** `npm run bench -- --nfc`: only the NFC round trips (bin/dev/bench-nfc.ts). */
 const NFC_FLAG = '--nfc';
-/** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/bench-safety.ts). */
+/** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/dev/bench-safety.ts). */
 const SAFETY_FLAG = '--safety';
 const PATH = '/v1/system_state';
 
@@ -107,8 +107,8 @@ async function runBareServer(): Promise<void> {
   let fetch = app.fetch;
   if (process.env.BENCH_LOG) {
     // Loaded only here, so the plain baseline loads nothing of the controller.
-    const { withRequestLog } = await import('../api/request-log.js');
-    const { createLogger } = await import('../services/logger.js');
+    const { withRequestLog } = await import('../../api/request-log.js');
+    const { createLogger } = await import('../../services/logger.js');
     fetch = withRequestLog(app.fetch, await createLogger({ logLevel: 'info', logFormat: 'json' }));
   }
   serve({ fetch, port, hostname: HOST }, (info) => {

@@ -1,8 +1,8 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { chargeCycleMachine, FLOW_GUARDS, GUARD_DESCRIPTIONS, type StateMeta } from '../machines/charge-cycle.js';
-import { pairingMachine } from '../machines/pairing.js';
-import { statePath, transitionTable } from '../machines/transitions.js';
-import { HMI_PATTERNS, hmiState } from './hmi.js';
+import { chargeCycleMachine, FLOW_GUARDS, GUARD_DESCRIPTIONS, type StateMeta } from '../../machines/charge-cycle.js';
+import { pairingMachine } from '../../machines/pairing.js';
+import { statePath, transitionTable } from '../../machines/transitions.js';
+import { HMI_PATTERNS, hmiState } from '../../services/core/hmi.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 

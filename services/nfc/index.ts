@@ -1,10 +1,10 @@
-import type { Fetch } from '../api/app.js';
-import { createNfcRequestHandler, outstandingRefusal } from '../api/nfc/mapping.js';
-import type { NfcTarget, RfidMode, Unsubscribe } from '../drivers/types.js';
-import type { NfcLinkActor } from '../machines/controller.js';
-import { MAX_NDEF_MESSAGE } from '../machines/type4-tag.js';
-import type { EventLog } from './events.js';
-import type { Logger } from './logger.js';
+import type { Fetch } from '../fetch.js';
+import { createNfcRequestHandler, outstandingRefusal } from './mapping.js';
+import type { NfcTarget, RfidMode, Unsubscribe } from '../../drivers/types.js';
+import type { NfcLinkActor } from '../../machines/main-thread.js';
+import { MAX_NDEF_MESSAGE } from '../../machines/type4-tag.js';
+import type { EventLog } from '../events.js';
+import type { Logger } from '../logger.js';
 
 /** The client address of the NFC link: sessions created over NFC are bound to it (spec 7.2 code 1005). */
 export const NFC_CLIENT_ADDRESS = 'nfc';

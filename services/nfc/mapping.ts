@@ -5,9 +5,9 @@
  * `Request` handed to the same fetch the HTTP server uses (request log included), so every endpoint, status code and
  * session rule is the same over NFC; only the transport's client address differs.
  */
-import type { Bindings, Fetch } from '../app.js';
-import type { Logger } from '../../services/logger.js';
-import { decodeTextRecord, encodeTextRecord, NdefError } from './ndef.js';
+import type { Bindings, Fetch } from '../fetch.js';
+import type { Logger } from '../logger.js';
+import { decodeTextRecord, encodeTextRecord, NdefError } from '../../drivers/nfc/ndef.js';
 
 /** The methods a request header may name (the API's own; anything else is refused before the app). */
 export const NFC_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -3,7 +3,7 @@
  * routes, so a person can play a whole charge and watch it through the API. The controller is found at SIM_URL,
  * or http://127.0.0.1:$PORT (8080).
  */
-import { SIM_FAULTS } from '../drivers/index.js';
+import { SIM_FAULTS } from '../../drivers/index.js';
 
 const USAGE = `usage: npm run sim -- <command>
   status                 show the simulator and the charge point
