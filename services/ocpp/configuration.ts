@@ -1,5 +1,7 @@
+import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
 import { LOCAL_LIST_MAX } from './authorization.js';
+import type { IncomingCalls } from './context.js';
 import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from './smart-charging.js';
 
 /** What ChangeConfiguration answers. */
@@ -123,3 +125,15 @@ export function createConfiguration(settings: Settings) {
 }
 
 export type Configuration = ReturnType<typeof createConfiguration>;
+
+/** GetConfiguration and ChangeConfiguration, as the central system calls them. */
+export function configurationCalls(configuration: Configuration, logger: Logger): IncomingCalls {
+  return {
+    GetConfiguration: (p) => configuration.get(p.key),
+    ChangeConfiguration: async (p) => {
+      const status = await configuration.change(p.key, p.value);
+      logger.info({ key: p.key, status }, 'OCPP: ChangeConfiguration');
+      return { status };
+    },
+  };
+}

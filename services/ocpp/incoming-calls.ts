@@ -1,0 +1,23 @@
+import type { IncomingCalls, OcppContext } from './context.js';
+import { CallError, type CallHandler } from './transport.js';
+
+/** Calls a pending charge point refuses (OCPP 1.6 4.2: the central system may configure it, not start or stop charging). */
+const NOT_WHILE_PENDING = new Set(['RemoteStartTransaction', 'RemoteStopTransaction']);
+
+/**
+ * The central system's calls, answered from the features' tables (action → handler): only while the boot is
+ * accepted or pending; an action no feature answers is NotImplemented.
+ */
+export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): CallHandler {
+  return async (action, payload) => {
+    const pending = ctx.isPending();
+    if (!ctx.isAccepted() && !pending) throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
+    if (pending && NOT_WHILE_PENDING.has(action)) return { status: 'Rejected' };
+    const handle = Object.hasOwn(table, action) ? table[action] : undefined;
+    if (!handle) throw new CallError('NotImplemented', `${action} is not supported by this charge point`);
+    return handle(payload);
+  };
+}
+
+/** DataTransfer: this charge point has no vendor extensions. */
+export const DATA_TRANSFER_CALLS: IncomingCalls = { DataTransfer: () => ({ status: 'UnknownVendorId' }) };
