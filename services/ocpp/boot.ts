@@ -4,8 +4,19 @@ import type { OcppContext } from './context.js';
 export const CHARGE_POINT_VENDOR = 'ChargeController';
 export const CHARGE_POINT_MODEL = 'AC-Type2';
 
-/** BootNotification: who the charge point is; the answer moves the backend link (accepted, pending, rejected). */
-export async function boot(ctx: OcppContext): Promise<void> {
+/**
+ * BootNotification: who the charge point is; the answer moves the backend link (accepted, pending, rejected). The
+ * central system's calls that arrive before the answer was processed wait for it (`ctx.bootAnswer`).
+ */
+export function boot(ctx: OcppContext): Promise<void> {
+  const answered = bootNow(ctx).finally(() => {
+    if (ctx.bootAnswer === answered) ctx.bootAnswer = undefined;
+  });
+  ctx.bootAnswer = answered;
+  return answered;
+}
+
+async function bootNow(ctx: OcppContext): Promise<void> {
   const { settings, logger } = ctx;
   try {
     const serial = String(settings.get('SerialNumber_custom')).slice(0, 25);

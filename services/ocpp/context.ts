@@ -58,6 +58,9 @@ export function createOcppContext(deps: BackendDeps, call: (action: string, payl
     isAttached: () => link !== undefined,
     isAccepted: () => link?.getSnapshot().matches({ connected: 'accepted' }) ?? false,
     isPending: () => link?.getSnapshot().matches({ connected: 'pending' }) ?? false,
+    isBooting: () => link?.getSnapshot().matches({ connected: 'booting' }) ?? false,
+    /** The BootNotification in flight: settles once its answer moved the link. */
+    bootAnswer: undefined as Promise<void> | undefined,
 
     closed: () => closed,
     close: () => {

@@ -6,10 +6,13 @@ const NOT_WHILE_PENDING = new Set(['RemoteStartTransaction', 'RemoteStopTransact
 
 /**
  * The central system's calls, answered from the features' tables (action → handler): only while the boot is
- * accepted or pending; an action no feature answers is NotImplemented.
+ * accepted or pending; an action no feature answers is NotImplemented. A call that arrives while the
+ * BootNotification's answer is still being processed (the central system may send both in one TCP write) waits
+ * for it: the answer decides.
  */
 export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): CallHandler {
   return async (action, payload) => {
+    if (ctx.isBooting() && ctx.bootAnswer) await ctx.bootAnswer;
     const pending = ctx.isPending();
     if (!ctx.isAccepted() && !pending) throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
     if (pending && NOT_WHILE_PENDING.has(action)) return { status: 'Rejected' };
