@@ -1,5 +1,5 @@
 import type { IncomingCalls, OcppContext } from './context.js';
-import { CallError, type CallHandler } from './transport.js';
+import { CallError, type IncomingCallHandler } from './transport.js';
 
 /** Calls a pending charge point refuses (OCPP 1.6 4.2: the central system may configure it, not start or stop charging). */
 const NOT_WHILE_PENDING = new Set(['RemoteStartTransaction', 'RemoteStopTransaction']);
@@ -10,16 +10,17 @@ const NOT_WHILE_PENDING = new Set(['RemoteStartTransaction', 'RemoteStopTransact
  * BootNotification's answer is still being processed (the central system may send both in one TCP write) waits
  * for it: the answer decides.
  */
-export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): CallHandler {
-  return async (action, payload) => {
+export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): IncomingCallHandler {
+  const handle: IncomingCallHandler['handle'] = async (action, payload) => {
     if (ctx.isBooting() && ctx.bootAnswer) await ctx.bootAnswer;
     const pending = ctx.isPending();
     if (!ctx.isAccepted() && !pending) throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
     if (pending && NOT_WHILE_PENDING.has(action)) return { status: 'Rejected' };
-    const handle = Object.hasOwn(table, action) ? table[action] : undefined;
-    if (!handle) throw new CallError('NotImplemented', `${action} is not supported by this charge point`);
-    return handle(payload);
+    const answer = Object.hasOwn(table, action) ? table[action] : undefined;
+    if (!answer) throw new CallError('NotImplemented', `${action} is not supported by this charge point`);
+    return answer(payload);
   };
+  return { actions: Object.keys(table), handle };
 }
 
 /** DataTransfer: this charge point has no vendor extensions. */
