@@ -15,6 +15,7 @@ import { createQueueSender } from './queue.js';
 import { createRemoteControl } from './remote-control.js';
 import { createProfileStore, type ProfilePurpose } from './smart-charging.js';
 import { createStatusNotifications } from './status-notification.js';
+import { loadStoredKeys } from './stored-keys.js';
 import { configurationError, createTransport, type TransportOptions } from './transport.js';
 import { triggerCalls } from './trigger.js';
 
@@ -36,16 +37,17 @@ export async function createBackend(deps: BackendDeps) {
   const outbox = createOutbox(database, now);
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
-  const configuration = createConfiguration(settings);
+  const keys = await loadStoredKeys(database);
+  const configuration = createConfiguration(settings, keys);
   const queue = createQueueSender(ctx, outbox, auth);
-  const status = createStatusNotifications(ctx);
-  const metering = createMetering(ctx, outbox, queue);
+  const availability = await createAvailability(ctx);
+  const status = createStatusNotifications(ctx, availability);
+  const metering = createMetering(ctx, outbox, queue, keys);
   const schedule = createChargingSchedule(ctx, profiles, outbox);
-  const availability = createAvailability(ctx);
   const authorization = createAuthorization(ctx, auth);
   const remote = createRemoteControl(ctx, schedule, queue);
 
-  transactions.setHooks({ ...outbox.hooks(() => enabled), committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined) });
+  transactions.setHooks({ ...outbox.hooks(() => enabled, () => keys.measurands('StopTxnSampledData')), committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined) });
   // No transaction runs at start: TxProfiles left from one that ended with the power go.
   await profiles.clear({ chargingProfilePurpose: 'TxProfile' });
 
@@ -58,7 +60,7 @@ export async function createBackend(deps: BackendDeps) {
     ...triggerCalls(ctx, {
       boot: () => boot(ctx),
       heartbeat: () => heartbeat(ctx),
-      status: () => status.send(true),
+      status: (connectorId) => status.send(true, connectorId),
       meterValues: metering.send,
     }),
     ...schedule.calls,

@@ -2,17 +2,21 @@ import type { OcppContext } from './context.js';
 import { meterValueOf, type MeterValue, type SampleContext } from './meter-values.js';
 import type { Outbox } from './outbox.js';
 import type { QueueSender } from './queue.js';
+import type { StoredKeys } from './stored-keys.js';
 
 /**
  * Meter values: sampled every MeterValueSampleInterval during a transaction, aligned to ClockAlignedDataInterval,
- * and on TriggerMessage. A transaction's values are queued with it; others are sent while online (not kept offline).
+ * and on TriggerMessage, of the measurands MeterValuesSampledData (MeterValuesAlignedData for clock-aligned ones)
+ * lists. A transaction's values are queued with it; others are sent while online (not kept offline).
  */
-export function createMetering(ctx: OcppContext, outbox: Outbox, queue: QueueSender) {
+export function createMetering(ctx: OcppContext, outbox: Outbox, queue: QueueSender, keys: StoredKeys) {
   const { charging } = ctx;
 
   const sample = (context: SampleContext): MeterValue | undefined => {
     const state = charging.coreState();
-    return state ? meterValueOf(state, context, ctx.csmsTime(ctx.now())) : undefined;
+    if (!state) return undefined;
+    const measurands = keys.measurands(context === 'Sample.Clock' ? 'MeterValuesAlignedData' : 'MeterValuesSampledData');
+    return meterValueOf(state, context, ctx.csmsTime(ctx.now()), measurands, ctx.setting('Phases') === 1 ? 1 : 3);
   };
 
   async function send(context: SampleContext): Promise<void> {

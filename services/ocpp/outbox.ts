@@ -45,7 +45,7 @@ export function createOutbox(database: Database, now: () => number) {
   }
 
   /** The hooks that queue StartTransaction and StopTransaction in the same write as the transaction. */
-  const hooks = (enabled: () => boolean): TransactionHooks => ({
+  const hooks = (enabled: () => boolean, stopTxnData: () => readonly string[]): TransactionHooks => ({
     async started(tx: WriteTx, record: TransactionRecord) {
       if (!enabled()) return;
       await insert(tx, 'StartTransaction', record.id, {
@@ -64,10 +64,15 @@ export function createOutbox(database: Database, now: () => number) {
         meterStop: end.meterStopWh,
         timestamp: iso(end.at),
         reason: end.reason,
-        transactionData: [
-          registerValue(end.meterStartWh, iso(started?.at ?? end.at), 'Transaction.Begin'),
-          registerValue(end.meterStopWh, iso(end.at), 'Transaction.End'),
-        ],
+        // StopTxnSampledData: the register at the start and the end (the readings a transaction keeps).
+        ...(stopTxnData().includes('Energy.Active.Import.Register')
+          ? {
+              transactionData: [
+                registerValue(end.meterStartWh, iso(started?.at ?? end.at), 'Transaction.Begin'),
+                registerValue(end.meterStopWh, iso(end.at), 'Transaction.End'),
+              ],
+            }
+          : {}),
       });
     },
   });

@@ -5,7 +5,7 @@ import type { SampleContext } from './meter-values.js';
 export interface Triggers {
   boot(): Promise<void>;
   heartbeat(): Promise<void>;
-  status(): Promise<void>;
+  status(connectorId: number | undefined): Promise<void>;
   meterValues(context: SampleContext): Promise<void>;
 }
 
@@ -21,7 +21,7 @@ export function triggerCalls(ctx: OcppContext, send: Triggers): IncomingCalls {
         ctx.later(send.heartbeat);
         return 'Accepted';
       case 'StatusNotification':
-        ctx.later(send.status);
+        ctx.later(() => send.status(connectorId));
         return 'Accepted';
       case 'MeterValues':
         ctx.later(() => send.meterValues('Trigger'));

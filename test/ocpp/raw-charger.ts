@@ -56,7 +56,7 @@ export function useRawChargers() {
     /** Stops a charger (a restart on its data directory follows); its central system stays. */
     async stop(c: RawCharger): Promise<void> {
       started.splice(started.indexOf(c), 1);
-      await c.h.stop();
+      await c.h.stop({ keepData: true });
     },
   };
 }
