@@ -78,7 +78,7 @@ function textFrame(text: string): Buffer {
   return Buffer.concat([head, payload]);
 }
 
-export async function startRawCentralSystem(opts: { now?: () => number } = {}): Promise<RawCentralSystem> {
+export async function startRawCentralSystem(opts: { now?: () => number; port?: number } = {}): Promise<RawCentralSystem> {
   const now = opts.now ?? Date.now;
   const frames: RawFrame[] = [];
   const invalid: string[] = [];
@@ -109,9 +109,10 @@ export async function startRawCentralSystem(opts: { now?: () => number } = {}): 
     ws.send(JSON.stringify(message));
   };
 
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => (protocols.has('ocpp1.6') ? 'ocpp1.6' : false) });
+  const server = new WebSocketServer({ host: '127.0.0.1', port: opts.port ?? 0, handleProtocols: (protocols) => (protocols.has('ocpp1.6') ? 'ocpp1.6' : false) });
   server.on('connection', (ws) => {
     socket = ws;
+    ws.on('error', () => {}); // a charge point killed mid-frame resets the connection: it just closes
     ws.on('message', (data, isBinary) => {
       const text = data.toString();
       let message: unknown;
