@@ -360,7 +360,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     if (temperatureC !== null) system.ambientTemp = Math.round(temperatureC * 10) / 10;
     const meter: CoreState['meter'] =
       meterAnswering && lastReading
-        ? { energyWh: Math.max(0, Math.round(lastReading.energyWh)), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100) }
+        ? { energyWh: Math.max(0, Math.round(lastReading.energyWh)), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100), ...(lastReading.voltagesV ? { voltagesV: lastReading.voltagesV.map((x) => Math.round(x * 10) / 10) } : {}) }
         : null;
     let transaction: CoreState['transaction'] = null;
     if (active) {

@@ -150,6 +150,7 @@ const CoreStateSchema = v.strictObject({
       energyWh: v.pipe(v.number(), v.integer(), v.minValue(0)),
       powerW: v.pipe(v.number(), v.integer()),
       currentsA: v.pipe(v.array(finite), v.maxLength(3)),
+      voltagesV: v.optional(v.pipe(v.array(finite), v.maxLength(3))),
     }),
   ),
   hmi: v.picklist(HMI_STATES),

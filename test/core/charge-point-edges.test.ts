@@ -245,7 +245,7 @@ describe('the state the core sends', () => {
     await c.step(5 * POLL_INTERVAL_MS);
     const { plant } = await c.view();
     expect(plant.energyWh).toBeGreaterThan(10);
-    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA });
+    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA, voltagesV: plant.currentsA.map(() => 230) });
   });
 });
 
