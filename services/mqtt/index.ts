@@ -8,7 +8,7 @@ import type { Settings } from '../settings/index.js';
 import { runCommand, type CommandResult } from './commands.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
-import { jsonState, meterValues, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
+import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
 
 export { mqttOptionsOf, type MqttOptions } from './options.js';
 
@@ -45,7 +45,10 @@ interface Link {
   states: Values;
   meter: Values;
   json: string;
-  /** Messages waiting for a free place in flight: the latest per topic (a command result each its own). */
+  /**
+   * Messages waiting for a free place in flight: the latest per topic and retain flag (a command result each its
+   * own), so a retained message (a clear) is never replaced by a later one that is not retained.
+   */
   outbox: Map<string, { topic: string; payload: string; retain: boolean }>;
   inFlight: number;
   /** Called when the outbox is empty and nothing is in flight. */
@@ -77,9 +80,13 @@ export function createMqttService(deps: MqttDeps) {
   const online = (): Link | undefined => (link?.connected ? link : undefined);
 
   let resultSeq = 0;
-  /** Queues a message; `unique`: not replaced by a later one on the same topic (command results). */
+  /**
+   * Queues a message. It replaces the one waiting on the same topic with the same retain flag (the broker keeps only
+   * the latest retained one); a retained one stays before a later one that is not retained. `unique`: never replaced
+   * (command results).
+   */
   function publish(l: Link, topic: string, payload: string, retain: boolean, unique = false): void {
-    const key = unique ? `${topic}\u0000${++resultSeq}` : topic;
+    const key = unique ? `${topic}\u0000${++resultSeq}` : `${topic}\u0000${retain ? 'retained' : ''}`;
     l.outbox.delete(key);
     l.outbox.set(key, { topic, payload, retain });
     pump(l);
@@ -150,6 +157,16 @@ export function createMqttService(deps: MqttDeps) {
     if (!published) return;
     const { l, now } = published;
     if (Object.entries(meterValues(now)).some(([topic, payload]) => l.meter[topic] !== payload)) send({ type: 'METER' });
+  }
+
+  /**
+   * Clears the retained values the settings do not allow (all with retain off, the tag ids when they are not
+   * published): on every connection, as they may have been switched off while the broker was out of reach.
+   */
+  function clearRetained(l: Link): void {
+    const { baseTopic, retain, publishTagIds } = l.options;
+    const topics = retain ? (publishTagIds ? [] : TAG_TOPICS) : RETAINABLE_TOPICS;
+    for (const topic of topics) publish(l, `${baseTopic}/${topic}`, '', true);
   }
 
   /** Everything, afresh (a new connection, retain switched). */
@@ -342,6 +359,7 @@ export function createMqttService(deps: MqttDeps) {
       if (!l) return;
       const { baseTopic, discoveryPrefix, qos } = l.options;
       publish(l, `${baseTopic}/status`, 'online', true);
+      clearRetained(l);
       l.client.subscribe([`${baseTopic}/set/+`, `${discoveryPrefix}/status`], { qos }, (err) => {
         if (err) logger.warn({ err: err.message }, 'MQTT: subscribing failed');
       });
@@ -402,7 +420,7 @@ export function createMqttService(deps: MqttDeps) {
         if (prev.publishTagIds && !next.publishTagIds) for (const topic of TAG_TOPICS) publish(l, `${next.baseTopic}/${topic}`, '', true);
         if (prev.retain !== next.retain) {
           // Retained values of the old setting go; everything is published again as the new setting says.
-          if (!next.retain) for (const topic of [...Object.keys(l.states), ...Object.keys(l.meter), 'state']) publish(l, `${next.baseTopic}/${topic}`, '', true);
+          if (!next.retain) clearRetained(l);
           publishAll(l);
         }
       }

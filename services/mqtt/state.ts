@@ -54,6 +54,14 @@ export function stateValues(input: PublishedInput): Values {
 /** The topics of the tag id and user id (published only when allowed, cleared when no longer allowed). */
 export const TAG_TOPICS = ['tagId', 'userId'] as const;
 
+/** Every topic that may hold a retained value (cleared when retain is off): the single values and the JSON state. */
+export const RETAINABLE_TOPICS: readonly string[] = [
+  ...['systemState', 'connectionState', 'authState', 'ocppState', 'type2State', 'transactionActive', 'messages'],
+  ...['chargingEnabled', 'maxCurrent', 'loadLimit', 'loadLimitState', ...TAG_TOPICS],
+  ...['power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration'],
+  'state',
+];
+
 const numberOr = (value: number | undefined | null): string => (value === undefined || value === null ? NO_VALUE : String(value));
 
 /** The meter values: power, energies, currents per phase, temperature, transaction duration. */

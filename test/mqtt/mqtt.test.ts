@@ -454,6 +454,48 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     await o.waitFor((m) => m.topic.endsWith('/power/config') && m.payload.includes('home/wallbox2/power'), { from: from3 });
   });
 
+  test('retain switched off leaves no retained value behind: the clears are never replaced, also across a reconnect', async () => {
+    await connect();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await waitTopic('systemState', 'charging');
+    for (let s = 0; s < 11; s++) await c.step(1_000);
+    const valueTopics = () => [...(kept ?? new Map()).keys()].filter((k) => k !== t('status'));
+    let kept: Map<string, string> | undefined = await retained(broker.url, `${BASE}/#`);
+    for (let i = 0; i < 50 && !kept.has(t('power')); i++) kept = await retained(broker.url, `${BASE}/#`);
+    expect(valueTopics().length).toBeGreaterThan(15);
+
+    // Off: every retained value is cleared, though the values are published afresh (not retained) at once.
+    await patch({ MqttRetain: 0 });
+    await command('Nothing', '1'); // a round trip: everything queued before the answer is out
+    for (let i = 0; i < 50; i++) {
+      kept = await retained(broker.url, `${BASE}/#`);
+      if (valueTopics().length === 0) break;
+    }
+    expect(valueTopics()).toEqual([]);
+    expect(kept.get(t('status'))).toBe('online');
+
+    // Retain on, and switched off while the broker is unreachable: the clears go out on the next connection.
+    await patch({ MqttRetain: 1 });
+    await command('Nothing', '1');
+    for (let i = 0; i < 50 && !kept.has(t('power')); i++) kept = await retained(broker.url, `${BASE}/#`);
+    expect(kept.has(t('power'))).toBe(true);
+    proxy.refuse(true);
+    proxy.cut();
+    await until('disconnected', () => mqttState().connection === 'waiting');
+    await patch({ MqttRetain: 0 });
+    proxy.refuse(false);
+    await c.step(backoffMs(1));
+    await until('connected again', () => mqttState().connection === 'connected');
+    await command('Nothing', '1');
+    for (let i = 0; i < 50; i++) {
+      kept = await retained(broker.url, `${BASE}/#`);
+      if (valueTopics().length === 0) break;
+    }
+    expect(valueTopics()).toEqual([]);
+  });
+
   test('mqtts://: TLS with the broker certificate checked against MQTT_CA_FILE', async () => {
     await patch({ MqttEnabled: 1, MqttUrl: broker.tlsUrl });
     await until('connected over TLS', () => mqttState().connection === 'connected');
