@@ -25,6 +25,7 @@ import { createKeyValueStore, type KeyValueStore } from './kv-store.js';
 import { createLogLevel, type Logger } from './logger.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { createChargeControl, type ChargeControl } from './charge-control.js';
 import { createMqttService, type MqttService } from './mqtt/index.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkCheck, networkSettingsOf } from './network.js';
 import { createNfcService, type NfcService } from './nfc.js';
@@ -105,6 +106,8 @@ export interface Controller {
   backend: Backend;
   /** The MQTT link (docs/mqtt.md), beside the API. */
   mqtt: MqttService;
+  /** Stop, pause and resume of the running charge (MQTT; the web API's to use). */
+  chargeControl: ChargeControl;
   metrics: Metrics;
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
@@ -262,7 +265,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
-  const mqtt = createMqttService({ settings, charging, logger, caFile: config.mqttCaFile });
+  const chargeControl = createChargeControl(charging);
+  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -296,7 +300,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger, events);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
-  mqtt.attach(root.system.get('mqtt') as MqttActor);
+  mqtt.attach(root.system.get('mqtt') as MqttActor, root.system.get('backendLink') as BackendLinkActor);
   applySettings(settings, { charging, logLevel, nfc, mqtt });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc, mqtt }));
 
@@ -336,6 +340,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     nfc,
     backend,
     mqtt,
+    chargeControl,
     metrics,
     settings,
     reader,

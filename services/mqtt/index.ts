@@ -2,15 +2,27 @@ import { readFileSync } from 'node:fs';
 import type { MqttClient } from 'mqtt';
 import type { MqttActor } from '../../machines/controller.js';
 import type { MqttContext } from '../../machines/mqtt.js';
+import { networkInterfaces } from 'node:os';
+import type { BackendLinkActor } from '../../machines/controller.js';
+import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
+import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
-import { runCommand, type CommandResult } from './commands.js';
+import { correlationId, runCommand, type CommandResult } from './commands.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
 import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
 
 export { mqttOptionsOf, type MqttOptions } from './options.js';
+
+/** The first IPv4 address of a network interface other than loopback (the one Home Assistant shows). */
+function ipv4Address(): string | null {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return null;
+}
 
 /** An attempt that has not been accepted within this time fails. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -29,6 +41,12 @@ export const MAX_IN_FLIGHT = 10;
 export interface MqttDeps {
   settings: Settings;
   charging: ChargingService;
+  /** Start/stop and pause/resume of the running charge (the same service the web API uses). */
+  chargeControl: ChargeControl;
+  /** The OCPP link: whether it is online (published as the backend connection). */
+  backend: Pick<Backend, 'online'>;
+  /** When the controller started (ms since the epoch). */
+  startedAt: number;
   logger: Logger;
   /** CA certificates (PEM file) that mqtts:// brokers are checked against, besides the system's (MQTT_CA_FILE). */
   caFile?: string | undefined;
@@ -121,7 +139,24 @@ export function createMqttService(deps: MqttDeps) {
       loadLimitA: core.chargeCycle.context.loadLimitA,
       loadLimitState: region,
       publishTagIds: options.publishTagIds,
+      paused: deps.chargeControl.paused(),
+      backendConnected: deps.backend.online(),
+      lastSessionWh,
+      startedAt: deps.startedAt,
+      ipAddress: ipv4Address(),
     };
+  }
+
+  /** The energy of the last session that ended, and the running one's as last seen (to notice its end). */
+  let lastSessionWh: number | null = null;
+  let runningWh: number | null = null;
+  function followSession(): void {
+    const transaction = charging.coreState()?.transaction;
+    if (transaction) runningWh = transaction.consumption;
+    else if (runningWh !== null) {
+      lastSessionWh = runningWh;
+      runningWh = null;
+    }
   }
 
   /** Publishes the values of a group that changed on this connection (all with `force`), then the JSON state. */
@@ -307,7 +342,10 @@ export function createMqttService(deps: MqttDeps) {
     const prefix = `${l.options.baseTopic}/set/`;
     if (!topic.startsWith(prefix)) return;
     const command = topic.slice(prefix.length);
-    if (pendingCommands >= MAX_PENDING_COMMANDS) return answer(l, { command, success: false, cause: 'Too many commands at once; send it again later' });
+    if (pendingCommands >= MAX_PENDING_COMMANDS) {
+      const id = correlationId(payload);
+      return answer(l, { command, ...(id === undefined ? {} : { id }), success: false, cause: 'Too many commands at once; send it again later' });
+    }
     pendingCommands++;
     commands = commands.then(async () => {
       try {
@@ -329,6 +367,7 @@ export function createMqttService(deps: MqttDeps) {
 
   const commandDeps = {
     settings,
+    charge: deps.chargeControl,
     control: () => options.control,
     loadManagement: () => actor?.getSnapshot().matches({ loadLimit: 'off' }) === false,
     limit: (amps: number) => send({ type: 'LIMIT', amps }),
@@ -386,9 +425,14 @@ export function createMqttService(deps: MqttDeps) {
     actions,
 
     /** Starts: the actor runs, the charge point is attached; the settings follow with `configure`. */
-    attach(mqttActor: MqttActor): void {
+    attach(mqttActor: MqttActor, backendLink?: BackendLinkActor): void {
       actor = mqttActor;
-      charging.watch(() => stateChanged());
+      charging.watch(() => {
+        followSession();
+        stateChanged();
+      });
+      // The backend connection is published when it changes (it changes nothing in the charge point's state).
+      backendLink?.subscribe(() => stateChanged());
     },
 
     /** The settings now (at start and after every change); each change takes effect at once. */
