@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { backoffMs } from '../../machines/mqtt.js';
 import { ENTITIES } from '../../services/mqtt/discovery.js';
 import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
+import { startOcppCharger } from '../ocpp/support.js';
 import { BROKER_KIND, BROKER_PASSWORD, BROKER_USER, observe, retained, startBroker, startProxy, TLS_CA_FILE, type Observer, type Proxy, type Received, type TestBroker } from './broker.js';
 
 /**
@@ -616,6 +617,20 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     await waitTopic('transactionActive', '1', from);
     await waitTopic('offeredCurrent', '10', from);
     expect(o.last(t('paused'))).toBe('0');
+  });
+
+  test('the OCPP backend connection: on once the central system accepted the charge point, off when the link is lost', async () => {
+    const oc = await startOcppCharger({ charger: { env: { MQTT_CA_FILE: TLS_CA_FILE } }, settings: { MqttEnabled: 1, MqttUrl: proxy.url } });
+    try {
+      await oc.online();
+      await o.waitFor((m) => m.topic === t('backendConnected') && m.payload === '1', { what: 'backendConnected = 1' });
+      const from = o.messages.length;
+      await oc.csms.close();
+      await o.waitFor((m) => m.topic === t('backendConnected') && m.payload === '0', { from, what: 'backendConnected = 0' });
+      expect(JSON.parse(o.last(t('state'))!).backendConnected).toBe(false);
+    } finally {
+      await oc.h.stop();
+    }
   });
 
   test('mqtts://: TLS with the broker certificate checked against MQTT_CA_FILE', async () => {
