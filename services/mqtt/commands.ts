@@ -64,24 +64,27 @@ export function parsePayload(payload: Buffer): Parsed {
   } catch {
     return { ok: false, cause: 'The payload must be a JSON value, such as 16 or 1' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('id' in value)) return { ok: true, value };
-  const { id, ...rest } = value as { id: unknown };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: true, value };
+  const { id, ...rest } = value as { id?: unknown };
+  const unwrapped = Object.keys(rest).length === 1 && 'value' in rest ? (rest as { value: unknown }).value : rest;
+  if (id === undefined) return { ok: true, value: unwrapped };
   const validId = (typeof id === 'string' && id.length <= MAX_ID_LENGTH) || (typeof id === 'number' && Number.isFinite(id));
   if (!validId) return { ok: false, cause: `"id" must be a string of at most ${MAX_ID_LENGTH} characters or a number` };
-  const keys = Object.keys(rest);
-  return { ok: true, id: id as string | number, value: keys.length === 1 && keys[0] === 'value' ? (rest as { value: unknown }).value : rest };
+  return { ok: true, id: id as string | number, value: unwrapped };
 }
 
-/** The correlation id of a payload, if it has a valid one (also for an answer that refuses the command). */
-export const correlationId = (payload: Buffer): string | number | undefined => {
+/** The start of every answer: the command, and the payload's correlation id if it has a valid one. */
+function answerHead(command: string, payload: Buffer): { command: string; id?: string | number } {
   const parsed = parsePayload(payload);
-  return parsed.ok ? parsed.id : undefined;
-};
+  return parsed.ok && parsed.id !== undefined ? { command, id: parsed.id } : { command };
+}
+
+/** A refusal of a command before it runs (too many waiting, a failed write), with the request's id. */
+export const refusal = (command: string, payload: Buffer, cause: string): CommandResult => ({ ...answerHead(command, payload), success: false, cause });
 
 /** Carries out one command: every refusal is a result with its cause (only a failing database write throws). */
 export async function runCommand(deps: CommandDeps, command: string, payload: Buffer): Promise<CommandResult> {
-  const id = correlationId(payload);
-  const head = id === undefined ? { command } : { command, id };
+  const head = answerHead(command, payload);
   const refuse = (cause: string): CommandResult => ({ ...head, success: false, cause });
   if (!(COMMANDS as readonly string[]).includes(command)) return refuse(`Unknown command ${JSON.stringify(command)}; the commands are ${COMMANDS.join(', ')}`);
   if (!deps.control()) return refuse('Control over MQTT is off (setting MqttControl)');
@@ -117,5 +120,5 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     const pair = (err.details?.params as Array<{ cause?: string }> | undefined)?.[0];
     return refuse(pair?.cause ? `${JSON.stringify(command)} ${pair.cause}` : err.message);
   }
-  return { ...head, success: true, value: typeof value === 'object' && value !== null && 'value' in value ? (value as { value: unknown }).value : value };
+  return { ...head, success: true, value };
 }

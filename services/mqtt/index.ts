@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import type { MqttClient } from 'mqtt';
-import type { MqttActor } from '../../machines/controller.js';
-import type { MqttContext } from '../../machines/mqtt.js';
 import { networkInterfaces } from 'node:os';
-import type { BackendLinkActor } from '../../machines/controller.js';
+import type { MqttClient } from 'mqtt';
+import type { BackendLinkActor, MqttActor } from '../../machines/controller.js';
+import type { MqttContext } from '../../machines/mqtt.js';
 import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
 import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
-import { correlationId, runCommand, type CommandResult } from './commands.js';
+import { refusal, runCommand, type CommandResult } from './commands.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
 import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
@@ -342,17 +341,14 @@ export function createMqttService(deps: MqttDeps) {
     const prefix = `${l.options.baseTopic}/set/`;
     if (!topic.startsWith(prefix)) return;
     const command = topic.slice(prefix.length);
-    if (pendingCommands >= MAX_PENDING_COMMANDS) {
-      const id = correlationId(payload);
-      return answer(l, { command, ...(id === undefined ? {} : { id }), success: false, cause: 'Too many commands at once; send it again later' });
-    }
+    if (pendingCommands >= MAX_PENDING_COMMANDS) return answer(l, refusal(command, payload, 'Too many commands at once; send it again later'));
     pendingCommands++;
     commands = commands.then(async () => {
       try {
         answer(l, await runCommand(commandDeps, command, payload));
       } catch (err) {
         logger.error({ command, err: (err as Error).message }, 'MQTT: a command failed');
-        answer(l, { command, success: false, cause: 'The command failed: the controller could not store it' });
+        answer(l, refusal(command, payload, 'The command failed: the controller could not store it'));
       } finally {
         pendingCommands--;
       }

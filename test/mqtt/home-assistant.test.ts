@@ -178,7 +178,7 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
 
     // Pause: the transaction goes on, the contactor opens; resume: charging again.
     from = o.messages.length;
-    expect(await command('Pause', '1')).toEqual({ command: 'Pause', success: true, value: 1 });
+    expect(await command('Pause', '{"value": 1}')).toEqual({ command: 'Pause', success: true, value: 1 });
     await waitTopic('paused', '1', from);
     await waitTopic('systemState', 'charging_pause', from);
     await waitTopic('offeredCurrent', '0', from);
