@@ -26,6 +26,7 @@ import { createKeyValueStore, type KeyValueStore } from '../services/kv-store.js
 import { createLogLevel, type Logger } from '../services/logger.js';
 import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
+import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
@@ -107,6 +108,8 @@ export interface Controller {
   backend: Backend;
   /** The MQTT link (docs/mqtt.md), beside the API. */
   mqtt: MqttService;
+  /** Stop, pause and resume of the running charge (MQTT; the web API's to use). */
+  chargeControl: ChargeControl;
   metrics: Metrics;
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
@@ -264,7 +267,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
-  const mqtt = createMqttService({ settings, charging, logger, caFile: config.mqttCaFile });
+  const chargeControl = createChargeControl(charging);
+  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -298,7 +302,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger, events);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
-  mqtt.attach(root.system.get('mqtt') as MqttActor);
+  mqtt.attach(root.system.get('mqtt') as MqttActor, root.system.get('backendLink') as BackendLinkActor);
   applySettings(settings, { charging, logLevel, nfc, mqtt });
   settings.onChange(() => applySettings(settings, { charging, logLevel, nfc, mqtt }));
 
@@ -338,6 +342,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     nfc,
     backend,
     mqtt,
+    chargeControl,
     metrics,
     settings,
     reader,

@@ -23,8 +23,8 @@ export interface ChargingDeps {
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
-/** Where a current limit comes from. */
-export type LoadLimitSource = 'loadManagement' | 'ocpp';
+/** Where a current limit comes from (`pause`: a user's pause, services/charge-control.ts). */
+export type LoadLimitSource = 'loadManagement' | 'ocpp' | 'pause';
 
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
