@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { transitionTable } from '../../machines/transitions.js';
-import { CHECKPOINT_INTERVAL_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { CHECKPOINT_INTERVAL_MS } from '../../services/core/metering.js';
+import { POLL_INTERVAL_MS } from '../../services/core/supervision.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
 import { askToCharge, charging, codes, KNOWN, OTHER, taken, UNKNOWN, useChargers, type Charger } from './scenario.js';
 import { startOcppCharger, until } from '../ocpp/support.js';

@@ -262,7 +262,7 @@ function durationOf(event: ChargeEvent): number {
 
 /**
  * The same oracle over every candidate path (each reachable state and context, then each event possible there) on
- * the machine alone: the outputs as the core drives them from the state tags (services/core/charge-point.ts: the
+ * the machine alone: the outputs as the core drives them from the state tags (services/core/outputs.ts: the
  * cable locked also whenever the contactor is closed; PWM announcing the allowed current), the transactions and the
  * feedback from the effects the machine names. Far more paths than the controller can run, in a second.
  */
