@@ -14,7 +14,7 @@ import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
-import { ChargePointSpec, type ChargeInput, type ChargeObservation } from './invariants.js';
+import { ChargePointSpec, type ChargeInput, type ChargeObservation } from './invariants/charge-point.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
 
@@ -131,7 +131,7 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   }
 }
 
-/** A model event as the outside world sees it, for the independent oracle (invariants.ts). */
+/** A model event as the outside world sees it, for the independent oracle (invariants/charge-point.ts). */
 function inputOf(event: ChargeEvent): ChargeInput {
   switch (event.type) {
     case 'PILOT':
