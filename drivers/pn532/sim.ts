@@ -25,12 +25,13 @@
  * the baud rate and their ISO 14443 air time at 106 kbps, on the real-time clock (the benchmark). The phone's polls
  * and timeouts run on `timers` (the controller's clock; the manual clock in tests).
  *
- * This file is the chip and its RF field (cards, the phone's activation); the wires (port, timing) are in
- * sim-wire.ts, the phone in sim-phone.ts.
+ * This file is the chip; the wires (port, timing) are in sim-wire.ts, the RF field's cards in sim-field.ts, the
+ * phone in sim-phone.ts.
  */
 import type { TagTechnology, Timers } from '../types.js';
 import { CMD } from './driver.js';
 import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST, type Frame } from './frame.js';
+import { CARD_ATS, createCardsInField, PASSIVE_ATTEMPT_MS, SEL_RES_ISO14443_4, TARGET_ACTIVATION_MS, type Card } from './sim-field.js';
 import { Phone, seededRandom, type PhoneField, type SimulatedPhone, type SimulatedPhoneOptions } from './sim-phone.js';
 import { createWireDelivery, openSimulatedPort, uartMs, type SimulatedPort, type WireStats } from './sim-wire.js';
 
@@ -44,10 +45,6 @@ export type { SimulatedPort, WireStats } from './sim-wire.js';
  * starts are lost (libnfc sends 14, like this project's driver).
  */
 export const WAKE_UP_ZEROS = 8;
-/** Wire mode: RF time of one passive activation attempt of the reader (5 ms field guard time, REQA to SELECT). */
-export const PASSIVE_ATTEMPT_MS = 6;
-/** Wire mode: a phone activating the emulated tag (anticollision, SELECT, RATS/ATS at 106 kbps). */
-export const TARGET_ACTIVATION_MS = 5;
 
 /** Status codes of TgGetData / TgSetData. */
 const STATUS_OK = 0x00;
@@ -59,16 +56,6 @@ const PARAM_PICC = 0x20;
 /** CIU_TxAuto and its InitialRFOn bit: the RF level detector wakes the chip from power-down. */
 const CIU_TX_AUTO = 0x6305;
 const INITIAL_RF_ON = 0x04;
-/** SEL_RES bit: ISO 14443-4 compliant. */
-const SEL_RES_ISO14443_4 = 0x20;
-/** The ATS a simulated ISO 14443-4 card answers to RATS (TL, T0, TA, TB, TC). */
-const CARD_ATS = [0x05, 0x78, 0x80, 0x70, 0x02];
-
-/** A card in the RF field. */
-interface Card {
-  uid: Uint8Array;
-  selRes: number;
-}
 
 /** Low VBat (after power-on), power-down (target mode, PowerDown) or normal. */
 export type PowerMode = 'low-vbat' | 'power-down' | 'normal';
@@ -143,9 +130,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
   /** The phone of the current activation. */
   let activeWith: Phone | undefined;
 
-  const queue: Card[] = [];
-  let card: Card | undefined;
-  let mustSeeEmpty = false;
+  const cards = createCardsInField();
   let phone: Phone | undefined;
 
   function powerOn(): void {
@@ -192,29 +177,10 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
 
   /** InListPassiveTarget: a card in the field answers; taps enter one by one, each after the field was seen empty. */
   const inList = (): boolean => {
-    if (card && matches(card)) {
-      const c = card;
-      card = undefined;
-      mustSeeEmpty = true;
+    const c = cards.read(matches, retries === 0xff);
+    if (c) {
       rf(PASSIVE_ATTEMPT_MS, () => respond(CMD.InListPassiveTarget, cardResponse(c)));
       return true;
-    }
-    if (card) {
-      // A card that does not answer this search (another modulation, another UID): it leaves unread.
-      card = undefined;
-      mustSeeEmpty = true;
-    }
-    if (mustSeeEmpty) {
-      mustSeeEmpty = false;
-      if (retries !== 0xff) {
-        none();
-        return true;
-      }
-    }
-    const next = queue.shift();
-    if (next) {
-      card = next;
-      return inList();
     }
     if (retries !== 0xff) {
       none();
@@ -463,8 +429,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
     target: () => target,
     reset: () => powerOn(),
     tap(uid, technology = 'RFID') {
-      const bytes = Uint8Array.from(Buffer.from(uid, 'hex'));
-      queue.push({ uid: bytes, selRes: technology === 'NFC' ? SEL_RES_ISO14443_4 : 0x08 });
+      cards.tap(uid, technology);
       serviceWaiting();
     },
     phone(phoneOptions = {}) {
