@@ -9,7 +9,8 @@ import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
 import { createWallClock, realClock, type Clock } from './clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
-import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createMessageWatch } from './state-view.js';
 import { startWatchdog } from './systemd.js';
 import { createSilenceWatch } from './liveness.js';
 import {

@@ -11,7 +11,7 @@ import { MLE, nlenOf, type Type4State } from '../../machines/type4-tag.js';
 import { settle, type ManualClock } from '../clock.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 import { parseAnswer } from '../nfc/nfc.js';
-import { Type4TagSpec } from './invariants.js';
+import { Type4TagSpec } from './invariants/type4-tag.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 
 /**
@@ -248,7 +248,7 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
     /** What the answer in the file answers. */
     let stored: { kind: Kind; refused: boolean } | undefined;
     let consumed = { ANSWER: 0, REFUSED: 0 };
-    /** The independent oracle of each response APDU (invariants.ts), and the command it answers. */
+    /** The independent oracle of each response APDU (invariants/type4-tag.ts), and the command it answers. */
     const t4t = new Type4TagSpec();
     let lastCommand: Uint8Array | undefined;
     const until = async (cond: () => boolean, what: string) => {
