@@ -1,22 +1,7 @@
-import { METHODS, type IncomingMessage } from 'node:http';
-import { Hono, type Context, type Handler } from 'hono';
-import type { Session } from '../machines/session.js';
-import type { ChargingService } from '../services/charging.js';
-import type { Metrics } from '../services/metrics.js';
-import type { Simulator } from '../services/simulator.js';
-import type { KeyValueStore } from '../services/kv-store.js';
-import type { Logger } from '../services/logger.js';
-import type { Sessions } from '../services/sessions.js';
-import type { Settings } from '../services/settings/index.js';
-import type { Dashboard } from '../services/settings/dashboard.js';
-import type { Accounts } from '../services/accounts.js';
-import type { EventLog } from '../services/events.js';
-import type { Inspector } from '../services/inspector.js';
-import type { Transactions } from '../services/transactions.js';
-import type { Users } from '../services/users.js';
-import type { Whitelist } from '../services/whitelist.js';
+import { METHODS } from 'node:http';
+import { Hono } from 'hono';
 import { invalid, notFound } from '../services/errors.js';
-import { createBodyIntakes, type BodyIntake, type Timers } from './body.js';
+import { createBodyIntakes } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { eventRoutes } from './routes/events.js';
@@ -33,83 +18,8 @@ import { userRoutes } from './routes/users.js';
 import { whitelistRoutes } from './routes/whitelist.js';
 import { webRoutes } from './web/routes.js';
 import { documentRoutes } from './routes/docs.js';
-import type { DocMethod, DocumentedRoute, JsonSchema, OperationDoc } from './openapi.js';
-
-/** What the API needs of the controller. */
-export interface AppDeps {
-  sessions: Sessions;
-  users: Users;
-  whitelist: Whitelist;
-  keyValues: KeyValueStore;
-  transactions: Transactions;
-  charging: ChargingService;
-  settings: Settings;
-  dashboard: Dashboard;
-  /** The simulated world: present with HARDWARE=sim only, and so are the /sim routes. */
-  simulator?: Simulator | undefined;
-  /** Served at /metrics (loopback, or with METRICS_TOKEN as bearer token). */
-  metrics?: Metrics | undefined;
-  metricsToken?: string | undefined;
-  /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
-  inspector?: Inspector | undefined;
-  /** Login accounts (the /v1/accounts extension). */
-  accounts: Accounts;
-  /** The event log (the /v1/events extension). */
-  events: EventLog;
-  /**
-   * Restarts the controller in its process (the /v1/restart extension, for settings marked reboot); called once the
-   * answer is on its way. Without it the endpoint does not exist.
-   */
-  restart?: (() => void) | undefined;
-  logger: Logger;
-  /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
-  clock: Timers;
-}
-
-/**
- * Transport bindings. Over HTTP, @hono/node-server passes the Node request (`incoming`); another transport (NFC)
- * passes `clientAddress`, the address a session is bound to.
- */
-export type Bindings = { incoming?: IncomingMessage; clientAddress?: string };
-export type AppEnv = { Bindings: Bindings; Variables: { session: Session; intake: BodyIntake } };
-export type AppContext = Context<AppEnv>;
-export type AppHandler = Handler<AppEnv>;
-
-type Method = DocMethod;
-
-/** An endpoint: its one handler and its documentation (the API document is generated from these, api/openapi.ts). */
-export interface Operation extends OperationDoc {
-  handle: AppHandler;
-}
-
-export interface ResourceOptions {
-  /** No session needed (login, the pages, the simulator's controls): the body intake of requests without one. */
-  public?: boolean;
-  /** The group the document lists the path under (api/openapi.ts TAGS). */
-  tag: string;
-}
-
-/** The client address a session is bound to: the transport's own, or the TCP peer (IPv4-mapped IPv6 unwrapped). */
-export function clientAddress(c: AppContext): string {
-  const address = c.env?.clientAddress ?? c.env?.incoming?.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
-
-/** Registers the endpoints of one path. */
-export interface Router {
-  /**
-   * Registers a path's handlers, and a 400 naming the supported methods for every other method on that path. Every
-   * handler first checks the session (spec 5 item 1), unless the path is `public` (only /v1/login). The body intake
-   * follows: with a session, bodies up to 2 MiB whose session is checked again once they are in; public, a few KiB.
-   */
-  resource(path: string, operations: Partial<Record<Method, Operation>>, opts: ResourceOptions): void;
-}
-
-/** The API application and its document (OpenAPI 3.1, as GET /openapi.json serves it). */
-export type ApiApp = Hono<AppEnv> & { document(): Promise<JsonSchema> };
-
-/** A fetch handler: the app's request → response, as every transport calls it. */
-export type Fetch = (request: Request, env?: Bindings) => Response | Promise<Response>;
+import type { DocMethod, DocumentedRoute } from './openapi.js';
+import { clientAddress, type ApiApp, type AppContext, type AppDeps, type AppEnv, type AppHandler, type BodyIntake, type Router } from './types.js';
 
 /**
  * The API application, shared by every transport: HTTP serves it through @hono/node-server, NFC through `fetch`
@@ -149,7 +59,7 @@ export function createApp(deps: AppDeps): ApiApp {
               c.set('intake', sessionIntake);
               return handler(c, next);
             };
-      const methods = Object.keys(operations) as Method[];
+      const methods = Object.keys(operations) as DocMethod[];
       for (const method of methods) {
         const { handle, ...doc } = operations[method]!;
         app.on(method, path, guarded(handle));

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import * as v from 'valibot';
 import { invalid } from '../services/errors.js';
-import type { AppContext } from './app.js';
+import { BodyBudget } from './body-budget.js';
+import type { AppContext, BodyIntake, Timers } from './types.js';
 
 /** Largest body of a request with a session (bytes): a full key/value store (1000 × 1256 characters) fits in one. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -23,48 +24,6 @@ export type BodyProblem = 'empty' | 'too-large' | 'invalid-json' | 'bad-text' | 
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; problem: BodyProblem; detail: string };
 type BodyFailure = Extract<BodyResult, { ok: false }>;
-
-/** Timers of the controller's clock (a manual clock in tests). */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-}
-
-/**
- * A budget of body bytes in flight: a request takes its bytes as they arrive and gives them back once its body is
- * complete or refused.
- */
-export class BodyBudget {
-  #used = 0;
-  constructor(readonly limit: number) {}
-
-  get used(): number {
-    return this.#used;
-  }
-
-  take(bytes: number): boolean {
-    if (this.#used + bytes > this.limit) return false;
-    this.#used += bytes;
-    return true;
-  }
-
-  give(bytes: number): void {
-    this.#used -= bytes;
-  }
-}
-
-/** How a request's body is received; chosen by the way its route is registered (api/app.ts). */
-export interface BodyIntake {
-  /** Largest body, in bytes. */
-  limit: number;
-  budget: BodyBudget;
-  timers: Timers;
-  /**
-   * Runs once the whole body is in, before anything uses it: throws when the request may no longer take effect
-   * (its session ended while the body arrived).
-   */
-  received?: (c: AppContext) => void;
-}
 
 /** The intakes of requests with a session and without one, each with its own budget. */
 export function createBodyIntakes(timers: Timers): { session: BodyIntake; public: BodyIntake } {

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { ROLES } from '../db/schema.js';
-import { SIM_FAULTS, type SimState } from '../drivers/index.js';
-import type { ActiveTransactionDetails, Message as MessageType, SystemState as SystemStateType } from '../services/charge-point.js';
-import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../services/charge-point.js';
-import { HMI_STATES } from '../services/hmi.js';
+import { SIM_FAULTS, type SimState } from '../services/simulator.js';
+import type { ActiveTransactionDetails, Message as MessageType, SystemState as SystemStateType } from '../services/core/system-state.js';
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../services/core/system-state.js';
+import { HMI_STATES } from '../services/core/hmi.js';
 import { LANGUAGES } from '../services/i18n.js';
 import type { CompletedTransaction as CompletedTransactionType, TransactionsSummary } from '../services/transactions.js';
 import type { User as UserType } from '../services/users.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
-import type { Bindings, Fetch } from './app.js';
+import type { Bindings, Fetch } from './types.js';
 import { INTERNAL_ERROR_CAUSE, operationFailedText } from './errors.js';
 
 export interface HttpServer {

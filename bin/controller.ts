@@ -1,8 +1,8 @@
 import { RESTARTS_IN_PROCESS } from '../drivers/index.js';
 import { ConfigError, loadConfig } from '../services/config.js';
-import { startController } from '../services/controller.js';
+import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
-import { notifySystemd, restartPolicy } from '../services/systemd.js';
+import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {

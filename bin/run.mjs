@@ -1,7 +1,7 @@
 /**
- * `node bin/run.mjs <command> [args…]` runs `dist/bin/<command>.js` (the simulator and accounts CLIs: `npm run sim`,
- * `npm run accounts`), building first only when a source file changed since the last build. Plain JavaScript: it
- * decides whether the TypeScript must be compiled, so it cannot itself need compiling.
+ * `node bin/run.mjs <command> [args…]` runs `dist/bin/<command>.js` or the development tool `dist/bin/dev/<command>.js`
+ * (`npm run accounts`; `npm run sim`, `npm run csms`), building first only when a source file changed since the last
+ * build. Plain JavaScript: it decides whether the TypeScript must be compiled, so it cannot itself need compiling.
  *
  * A built tree starts at once (no compiler run: about 3–4 s saved per call). Where the TypeScript compiler is not
  * installed (a Raspberry Pi with `npm ci --omit=dev`), the built files run as they are.
@@ -38,10 +38,13 @@ function newestSource() {
 
 const [command, ...args] = process.argv.slice(2);
 if (!command || !/^[a-z][a-z-]*$/.test(command)) {
-  process.stderr.write('usage: node bin/run.mjs <command> [args…]  (runs dist/bin/<command>.js)\n');
+  process.stderr.write('usage: node bin/run.mjs <command> [args…]  (runs dist/bin/<command>.js or dist/bin/dev/<command>.js)\n');
   process.exit(2);
 }
-const entry = join(ROOT, 'dist', 'bin', `${command}.js`);
+/** A runtime command (bin/) or a development tool (bin/dev/), whichever has the source (or, without sources, is built). */
+const under = (dir) => join(ROOT, ...dir, `${command}.js`);
+const isDev = existsSync(join(ROOT, 'bin', 'dev', `${command}.ts`)) || existsSync(under(['dist', 'bin', 'dev']));
+const entry = under(isDev ? ['dist', 'bin', 'dev'] : ['dist', 'bin']);
 // Stale: the command is not built, or a source changed after the last build. A tree without sources (a Raspberry
 // Pi with the built files only) is never stale.
 if (!existsSync(entry) || newestSource() > Math.max(mtime(STAMP), mtime(BUILD_INFO))) {

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
-/** Login roles, lowest to highest (spec 5 item 9). */
-export const ROLES = ['user', 'operator', 'installer', 'manufacturer'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES } from './roles.js';
+
+export { ROLES, type Role } from './roles.js';
 
 export const TAG_TYPES = ['RFID', 'EVCCID', 'NFC'] as const;
 export const TAG_PRIORITIES = ['NORMAL', 'HIGH'] as const;

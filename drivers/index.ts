@@ -17,7 +17,7 @@ export {
   type ChargePointHardwareOptions,
   type HardwareBackend,
   type MeterPortOptions,
-} from './charge-point.js';
+} from './charge-point-hardware.js';
 export { createReaderHardware, DEFAULT_NFC_PORT, type ReaderHardwareOptions } from './reader.js';
 export { DEFAULT_RPI_PINS, type RpiPins } from './pins.js';
 export { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimFault, type SimState, type SimulatedPlant } from './sim/plant.js';

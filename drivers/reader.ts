@@ -2,8 +2,8 @@
  * The RFID/NFC reader (the PN532) of a hardware backend, on the main thread beside the API it serves over NFC.
  */
 import type { DriverLog, ReaderHardware, RfidMode, Timers } from './types.js';
-import type { HardwareBackend } from './charge-point.js';
-import { HARDWARE_BACKENDS } from './charge-point.js';
+import type { HardwareBackend } from './charge-point-hardware.js';
+import { HARDWARE_BACKENDS } from './charge-point-hardware.js';
 import type { Pn532PortOptions, SimulatedPn532 } from './pn532/index.js';
 import { realTimers } from './timers.js';
 

@@ -43,6 +43,8 @@ export interface MeterReading {
   powerW: number;
   /** Current per phase in A: one value on a single-phase meter, three on a three-phase one. */
   currentsA: number[];
+  /** Voltage per phase to neutral in V, as many as `currentsA`; absent where the meter does not give it. */
+  voltagesV?: number[];
 }
 
 export interface EnergyMeter {

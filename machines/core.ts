@@ -8,7 +8,7 @@ export interface CoreInput {
 /**
  * The root actor of the charge-point core (services/core/), the thread that owns the safety-critical charge cycle
  * apart from the API, NFC and the database. Its actors are invoked with a `systemId`, like the main thread's
- * (machines/controller.ts): one clock and one inspection stream per thread. Effects are provided from outside with
+ * (machines/main-thread.ts): one clock and one inspection stream per thread. Effects are provided from outside with
  * `coreMachine.provide({ actors: … })`.
  */
 export const coreMachine = setup({

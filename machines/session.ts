@@ -1,5 +1,5 @@
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import type { Role } from '../db/schema.js';
+import type { Role } from '../db/roles.js';
 import { loginProofMatches, secretEquals } from './secrets.js';
 
 /**

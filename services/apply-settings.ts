@@ -2,7 +2,7 @@ import type { ChargeSettings } from '../machines/charge-cycle.js';
 import type { ChargingService } from './charging.js';
 import type { LogLevel } from './logger.js';
 import { mqttOptionsOf, type MqttOptions } from './mqtt/options.js';
-import type { NfcService } from './nfc.js';
+import type { NfcService } from './nfc/index.js';
 import type { Settings } from './settings/index.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { SimState } from '../drivers/index.js';
 import type { TagTechnology } from '../drivers/types.js';
 import type { ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
-import type { PairingActor } from '../machines/controller.js';
-import type { ChargePoint, SystemState } from './charge-point.js';
-import type { CoreLink } from './core/link.js';
+import type { PairingActor } from '../machines/main-thread.js';
+import type { ChargePoint, SystemState } from './core/system-state.js';
+import type { CoreLink } from './core-link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
 import type { ControllerEvent, EventLog } from './events.js';
-import type { HmiState } from './hmi.js';
+import type { HmiState } from './core/hmi.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';
@@ -23,8 +23,8 @@ export interface ChargingDeps {
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
-/** Where a current limit comes from. */
-export type LoadLimitSource = 'loadManagement' | 'ocpp';
+/** Where a current limit comes from (`pause`: a user's pause, services/charge-control.ts). */
+export type LoadLimitSource = 'loadManagement' | 'ocpp' | 'pause';
 
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;

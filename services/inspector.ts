@@ -9,8 +9,8 @@ import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErro
 import { transitionTable, triggerOf } from '../machines/transitions.js';
 import { roleAtLeast } from './accounts.js';
 import type { CoreState } from './core/protocol.js';
-import { hmiState } from './hmi.js';
-import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
+import { hmiState } from './core/hmi.js';
+import { inspectRecord, systemIdOf, type InspectRecord } from './core/inspection.js';
 import { chartedMachines, type ChartedMachine } from './machine-charts.js';
 
 /**

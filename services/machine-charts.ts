@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { controllerMachine } from '../machines/controller.js';
+import { controllerMachine } from '../machines/main-thread.js';
 import { coreMachine } from '../machines/core.js';
 import { CORE_SYSTEM_ID } from './core/protocol.js';
 import { describeAction, statePath, transitionTable, type TransitionRow } from '../machines/transitions.js';
@@ -34,7 +34,7 @@ export const ROOT_MACHINES: ReadonlyArray<{ machine: AnyStateMachine; systemId: 
 
 /**
  * The machines to draw: each thread's root actor and every machine it invokes, in invoke order. This is the one
- * list: a machine invoked in machines/controller.ts or machines/core.ts (the NFC link, …) gets its chart, its files
+ * list: a machine invoked in machines/main-thread.ts or machines/core.ts (the NFC link, …) gets its chart, its files
  * and its place on the inspector page without another change.
  */
 export function chartedMachines(roots = ROOT_MACHINES): ChartedMachine[] {

@@ -1,6 +1,6 @@
 import client from 'prom-client';
 import { REACTIONS, type LoopDelay, type Reaction } from './core/protocol.js';
-import type { LoopDelayMonitor } from './loop-delay.js';
+import type { LoopDelayMonitor } from './core/loop-delay.js';
 
 /** Buckets of the safety reactions (s): fine around the 100 ms deadline of IEC 61851-1. */
 const REACTION_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.045, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.15, 0.2, 0.5, 1, 5];

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { checkSession, MAX_FAILED_LOGINS, MAX_FAILED_LOGINS_TOTAL, recentFailures, type Session, type SessionErrorCode } from '../machines/session.js';
-import type { SessionActor } from '../machines/controller.js';
+import type { SessionActor } from '../machines/main-thread.js';
 import type { Accounts } from './accounts.js';
-import type { Clock } from './controller.js';
+import type { Clock } from './core/clock.js';
 import type { EventLog } from './events.js';
 import type { Logger } from './logger.js';
 

@@ -7,6 +7,9 @@ import type { SimCommand } from './core/protocol.js';
 import { invalid } from './errors.js';
 import type { Network } from './network.js';
 
+/** The plant's vocabulary the API validates and documents /sim with (it reaches the simulated devices only through here). */
+export { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../drivers/index.js';
+
 /** An argument as a shell would need it written (shown to people; never run through a shell). */
 const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyStateNode } from 'xstate';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { controllerMachine } from '../machines/controller.js';
+import { controllerMachine } from '../machines/main-thread.js';
 import { coreMachine } from '../machines/core.js';
 import { statePath, transitionTable } from '../machines/transitions.js';
 import { CHART_BASELINES, chartedMachines, chartMetrics, renderChartFiles, toDot, toMermaid } from '../services/machine-charts.js';

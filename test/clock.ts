@@ -1,5 +1,5 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import type { Clock } from '../services/controller.js';
+import type { Clock } from '../services/core/clock.js';
 
 interface Timer {
   id: number;

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { loginProof } from '../machines/secrets.js';
 import { loadConfig } from '../services/config.js';
-import { startController, type Controller, type InspectionObserver } from '../services/controller.js';
+import { startController, type Controller, type InspectionObserver } from '../bin/start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
 import { checkerFor, type ResponseChecker } from './openapi-check.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { missingTranslations, type Translations } from '../services/i18n.js';
-import { MESSAGE_TRANSLATIONS, MESSAGES } from '../services/messages.js';
+import { MESSAGES } from '../services/core/messages.js';
+import { MESSAGE_TRANSLATIONS } from '../services/message-translations.js';
 import { CATALOGUE } from '../services/settings/catalogue.js';
 import { LIVE } from '../services/settings/dashboard.js';
 import { NETWORK_REASONS } from '../services/network-settings.js';

@@ -9,12 +9,12 @@ import {
   GSM_PROFILE,
   LAN_PROFILE,
   lanProblem,
-  networkCheck,
   nmcliPlan,
   prefixOf,
   type NetworkBackend,
   type NetworkSettings,
 } from '../services/network.js';
+import { networkCheck } from '../services/network-check.js';
 import { computedValues, createSettings } from '../services/settings/index.js';
 import { FAILED, startHarness } from './harness.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RESTARTS_IN_PROCESS } from '../drivers/index.js';
-import { createNotifyRelay, restartPolicy, startWatchdog, watchdogIntervalMs } from '../services/systemd.js';
+import { createNotifyRelay, restartPolicy, startWatchdog, watchdogIntervalMs } from '../services/core/systemd.js';
 
 /**
  * The Raspberry Pi service (bin/systemd/, docs/raspberry-pi.md): the unit as systemd reads it, the watchdog fed from

@@ -1,7 +1,7 @@
 import type { AccountSummary, PasswordOutcome } from '../../services/accounts.js';
 import { ACCOUNT_ADMIN_ROLE, roleAtLeast } from '../../services/accounts.js';
 import { forbidden, invalid } from '../../services/errors.js';
-import type { AppContext, AppDeps, AppHandler, Router } from '../app.js';
+import type { AppContext, AppDeps, AppHandler, Router } from '../types.js';
 import { jsonBody, parseWith, readJson } from '../body.js';
 import { noContent } from '../errors.js';
 import { Account, AccountList, AccountWithPassword, OperationFailed, PasswordReset, SessionInfo } from '../responses.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { FIRMWARE_VERSION } from '../../services/settings/index.js';
-import type { Router } from '../app.js';
+import type { Router } from '../types.js';
 import { buildDocument, type DocumentedRoute, type JsonSchema } from '../openapi.js';
 import { COMPONENTS, NotLoggedIn, OperationFailed } from '../responses.js';
 import { pageHeaders } from '../web/assets.js';

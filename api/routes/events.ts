@@ -3,7 +3,7 @@ import type { Role } from '../../db/schema.js';
 import { roleAtLeast } from '../../services/accounts.js';
 import { forbidden } from '../../services/errors.js';
 import { ControllerEventSchema, EVENTS_KEPT } from '../../services/events.js';
-import type { AppDeps, Router } from '../app.js';
+import type { AppDeps, Router } from '../types.js';
 import { OperationFailed } from '../responses.js';
 import { streamJsonPages } from '../stream.js';
 import { RangeQuery, rangeOf } from './transactions.js';

@@ -1,8 +1,8 @@
 import { streamSSE } from 'hono/streaming';
-import { SIM_FAULTS } from '../../drivers/index.js';
+import { SIM_FAULTS } from '../../services/simulator.js';
 import { INSPECTOR_ROLE, mayInspect, TICKET_TTL_MS, type Inspector, type InspectorMessage } from '../../services/inspector.js';
 import { renderSvg, toDot } from '../../services/machine-charts.js';
-import { clientAddress, type AppDeps, type AppHandler, type Router } from '../app.js';
+import { clientAddress, type AppDeps, type AppHandler, type Router } from '../types.js';
 import { SessionError } from '../errors.js';
 import { forbidden } from '../../services/errors.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_ICON, PAGE_JS } from '../inspect/page.js';

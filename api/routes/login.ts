@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { clientAddress, type AppDeps, type Router } from '../app.js';
+import { clientAddress, type AppDeps, type Router } from '../types.js';
 import { readJson, type BodyProblem } from '../body.js';
 import { noContent, SessionError } from '../errors.js';
 import { Login } from '../schemas.js';

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { AppContext, AppDeps, Router } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../types.js';
 import { KeyValues, OperationFailed, OperationSucceeded } from '../responses.js';
 import { jsonBody } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';

@@ -1,6 +1,6 @@
 import { secretEquals } from '../../machines/secrets.js';
 import type { Metrics } from '../../services/metrics.js';
-import { clientAddress, type Router } from '../app.js';
+import { clientAddress, type Router } from '../types.js';
 import { OperationFailed } from '../responses.js';
 
 /** Loopback addresses: 127.0.0.0/8, ::1 and `localhost` (IPv4-mapped client addresses arrive unwrapped). */

@@ -1,7 +1,7 @@
 import type { Role } from '../../db/schema.js';
 import { roleAtLeast } from '../../services/accounts.js';
 import { forbidden } from '../../services/errors.js';
-import type { Router } from '../app.js';
+import type { Router } from '../types.js';
 import { operationSucceeded } from '../errors.js';
 import { OperationFailed, OperationSucceeded } from '../responses.js';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { AppContext, AppDeps, Operation, Router } from '../app.js';
+import type { AppContext, AppDeps, Operation, Router } from '../types.js';
 import { Dashboard, OperationFailed, Settings, SettingsRefused, SettingsSetResult, SettingValues } from '../responses.js';
 import { jsonBody, parseWith, readJson } from '../body.js';
 import { charCount, invalid } from '../../services/errors.js';

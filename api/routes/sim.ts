@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/index.js';
+import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../services/simulator.js';
 import type { ChargingService } from '../../services/charging.js';
 import type { SimCommand } from '../../services/core/protocol.js';
 import { invalid } from '../../services/errors.js';
 import type { Simulator } from '../../services/simulator.js';
-import type { AppContext, AppHandler, Operation, Router } from '../app.js';
+import type { AppContext, AppHandler, Operation, Router } from '../types.js';
 import { OperationFailed, SimView } from '../responses.js';
 import { jsonBody, parseWith } from '../body.js';
 

@@ -1,6 +1,6 @@
-import type { AppDeps, Router } from '../app.js';
-import type { SystemState } from '../../services/charge-point.js';
-import { messageIn } from '../../services/messages.js';
+import type { AppDeps, Router } from '../types.js';
+import type { SystemState } from '../../services/core/system-state.js';
+import { messageIn } from '../../services/message-translations.js';
 import { Messages, SystemState as SystemStateBody } from '../responses.js';
 
 const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { AppContext, AppDeps, Router } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../types.js';
 import { parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { CompletedTransactions, CompletedTransactionsSummary, OperationFailed, OperationSucceeded } from '../responses.js';

@@ -1,4 +1,4 @@
-import type { AppContext, AppDeps, Router } from '../app.js';
+import type { AppContext, AppDeps, Router } from '../types.js';
 import { jsonBody, parseWith } from '../body.js';
 import { noContent, operationSucceeded } from '../errors.js';
 import { OperationFailed, OperationSucceeded, User, UserList } from '../responses.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../types.js';
 
 /**
  * Serving the controller's own pages and their files (the web interface at `/`, the inspector at `/inspect`): no

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AppHandler, Operation, Router } from '../app.js';
+import type { AppHandler, Operation, Router } from '../types.js';
 import { asset, contentType, pageHeaders, serveAsset, type Asset } from './assets.js';
 import { PAGE_HTML } from './page.js';
 import { IMPORT_MAP_HASH, packageFile, VENDOR_FILES } from './vendor.js';

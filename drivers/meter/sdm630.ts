@@ -4,6 +4,8 @@ import { ModbusError, parseReadInputRegisters, READ_INPUT_REGISTERS, readInputRe
 
 /** SDM630 input registers read by the driver (each value an IEEE-754 float, big-endian, in two registers). */
 export const SDM630_REGISTERS = {
+  /** Phase 1, 2, 3 voltage to neutral in V (0x0000, 0x0002, 0x0004). */
+  phaseVoltages: 0x0000,
   /** Phase 1, 2, 3 current in A (0x0006, 0x0008, 0x000A). */
   phaseCurrents: 0x0006,
   /** Total system power in W. */
@@ -110,10 +112,13 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
   const readAll = async (): Promise<MeterReading> => {
     if (closed) throw new ModbusError('meter driver closed');
     await ensureOpen();
-    const currentsA = floats(await transact(SDM630_REGISTERS.phaseCurrents, phases * 2));
+    // Voltages and currents are adjacent (0x0000–0x000B): one request for both.
+    const block = floats(await transact(SDM630_REGISTERS.phaseVoltages, 12));
+    const voltagesV = block.slice(0, phases);
+    const currentsA = block.slice(3, 3 + phases);
     const [powerW] = floats(await transact(SDM630_REGISTERS.totalPower, 2));
     const [energyKwh] = floats(await transact(SDM630_REGISTERS.importEnergy, 2));
-    return { energyWh: energyKwh! * 1000, powerW: powerW!, currentsA };
+    return { energyWh: energyKwh! * 1000, powerW: powerW!, currentsA, voltagesV };
   };
 
   return {

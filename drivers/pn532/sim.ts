@@ -24,48 +24,27 @@
  * Timing: bytes are delivered at once by default (tests and HARDWARE=sim); with `wire` they take their UART time at
  * the baud rate and their ISO 14443 air time at 106 kbps, on the real-time clock (the benchmark). The phone's polls
  * and timeouts run on `timers` (the controller's clock; the manual clock in tests).
+ *
+ * This file is the chip; the wires (port, timing) are in sim-wire.ts, the RF field's cards in sim-field.ts, the
+ * phone in sim-phone.ts.
  */
-import { createRequire } from 'node:module';
-import { SerialPortStream } from '@serialport/stream';
-import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
 import type { TagTechnology, Timers } from '../types.js';
 import { CMD } from './driver.js';
 import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST, type Frame } from './frame.js';
+import { CARD_ATS, createCardsInField, PASSIVE_ATTEMPT_MS, SEL_RES_ISO14443_4, TARGET_ACTIVATION_MS, type Card } from './sim-field.js';
+import { Phone, seededRandom, type PhoneField, type SimulatedPhone, type SimulatedPhoneOptions } from './sim-phone.js';
+import { createWireDelivery, openSimulatedPort, uartMs, type SimulatedPort, type WireStats } from './sim-wire.js';
 
-// @serialport/binding-mock's package exports hide its type declarations from NodeNext resolution.
-const { MockBinding } = createRequire(import.meta.url)('@serialport/binding-mock') as {
-  MockBinding: ConstructorParameters<typeof SerialPortStream>[0]['binding'] & { createPort(path: string, options: { echo: boolean; record: boolean }): void };
-};
-
-// serialport's SerialPortMock, built from its two parts: importing `serialport` itself would load the native
-// bindings too (about 8 MB of resident memory in every simulated controller).
-const SerialPortMock = {
-  binding: MockBinding,
-  open: (path: string, baudRate: number) => new SerialPortStream({ binding: MockBinding, path, baudRate, autoOpen: false }),
-};
-export type SimulatedPort = SerialPortStream;
-/** The opened @serialport/binding-mock port behind SerialPortMock. */
-interface MockPortBinding {
-  readonly isOpen: boolean;
-  emitData(data: Buffer): void;
-  write(buffer: Buffer): Promise<void>;
-}
+export { PHONE_APDU_TIMEOUT_MS, PHONE_MAX_APDU_DATA, PHONE_POLL_MS, TagStatusError, validateCapabilityContainer } from './sim-phone.js';
+export type { CapabilityContainer, SimulatedPhone, SimulatedPhoneOptions } from './sim-phone.js';
+export { airMs, uartMs, wireFloorMs } from './sim-wire.js';
+export type { SimulatedPort, WireStats } from './sim-wire.js';
 
 /**
  * Zeros the HSU wake-up needs after `55 55` before a frame is received: bytes sent while the chip's oscillator
  * starts are lost (libnfc sends 14, like this project's driver).
  */
 export const WAKE_UP_ZEROS = 8;
-/** An Android phone polls for tags about every 205 ms (measured on a phone with a field detector). */
-export const PHONE_POLL_MS = 205;
-/** A phone gives up an APDU not answered within this time (Android: about 1 s). */
-export const PHONE_APDU_TIMEOUT_MS = 1_000;
-/** The phone's largest Le and Lc: short APDUs (Android caps MLe and MLc at 255). */
-export const PHONE_MAX_APDU_DATA = 0xff;
-/** Wire mode: RF time of one passive activation attempt of the reader (5 ms field guard time, REQA to SELECT). */
-export const PASSIVE_ATTEMPT_MS = 6;
-/** Wire mode: a phone activating the emulated tag (anticollision, SELECT, RATS/ATS at 106 kbps). */
-export const TARGET_ACTIVATION_MS = 5;
 
 /** Status codes of TgGetData / TgSetData. */
 const STATUS_OK = 0x00;
@@ -77,42 +56,9 @@ const PARAM_PICC = 0x20;
 /** CIU_TxAuto and its InitialRFOn bit: the RF level detector wakes the chip from power-down. */
 const CIU_TX_AUTO = 0x6305;
 const INITIAL_RF_ON = 0x04;
-/** SEL_RES bit: ISO 14443-4 compliant. */
-const SEL_RES_ISO14443_4 = 0x20;
-/** The ATS a simulated ISO 14443-4 card answers to RATS (TL, T0, TA, TB, TC). */
-const CARD_ATS = [0x05, 0x78, 0x80, 0x70, 0x02];
-
-/** UART time of `bytes` (8N1: 10 bits a byte) in ms. */
-export function uartMs(bytes: number, baudRate: number): number {
-  return (bytes * 10 * 1000) / baudRate;
-}
-/** ISO 14443-4 air time of an APDU of `bytes` at 106 kbps: I-block PCB + data + CRC_A, 9 bits a byte, SOF/EOF. */
-export function airMs(bytes: number): number {
-  return ((bytes + 3) * 9 + 2) / 106;
-}
-
-export interface WireStats {
-  /** Bytes on the UART, both directions. */
-  uartBytes: number;
-  /** APDUs (commands and responses) over the air, and their bytes. */
-  airFrames: number;
-  airBytes: number;
-}
-
-/** The time `stats` take on the wires at `baudRate`: the floor of any implementation. */
-export function wireFloorMs(stats: WireStats, baudRate: number): number {
-  return uartMs(stats.uartBytes, baudRate) + (stats.airBytes * 9 + stats.airFrames * (3 * 9 + 2)) / 106;
-}
-
-interface Card {
-  uid: Uint8Array;
-  selRes: number;
-}
 
 /** Low VBat (after power-on), power-down (target mode, PowerDown) or normal. */
 export type PowerMode = 'low-vbat' | 'power-down' | 'normal';
-
-let portCounter = 0;
 
 const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -127,16 +73,6 @@ export interface SimulatedPn532Options {
   timers?: Timers;
   /** Seed of the phones' choices (resuming without selecting again); default 1. */
   seed?: number;
-}
-
-export interface SimulatedPhoneOptions {
-  /** Time from entering the field to the first poll (default 0: at once), then every PHONE_POLL_MS. */
-  pollPhaseMs?: number;
-  /**
-   * After a re-activation, go on with the selection of the previous session instead of selecting again (and select
-   * again when the tag refuses). Default: the simulator's seeded choice, half the time.
-   */
-  resumeWithoutSelect?: boolean;
 }
 
 export interface SimulatedPn532 {
@@ -161,142 +97,16 @@ export interface SimulatedPn532 {
   close(): Promise<void>;
 }
 
-/** A tag's status word other than 90 00. */
-export class TagStatusError extends Error {
-  constructor(
-    readonly sw: number,
-    capdu: Uint8Array,
-  ) {
-    super(`the tag answered ${sw.toString(16).padStart(4, '0')} to ${Buffer.from(capdu.subarray(0, 4)).toString('hex')}`);
-  }
-}
-
-export interface SimulatedPhone {
-  /** Sends one API request text over NFC (write, then read) and resolves with the answer text. */
-  request(text: string): Promise<string>;
-  /**
-   * NDEF detection on a new session (unless resuming), the write of `message`, then detection again (Android's read)
-   * until the file holds a message; resolves with it.
-   */
-  exchange(message: Uint8Array): Promise<Uint8Array>;
-  /** The NDEF write procedure: the file selected if needed, NLEN 0, the message in chunks of MLc, NLEN (the commit). */
-  write(message: Uint8Array): Promise<void>;
-  /** The NDEF detection procedure (select the application, read and validate the CC, select the file, read). */
-  detect(): Promise<Uint8Array>;
-  /** One raw command APDU; resolves with the response APDU, rejects when the phone gives up or the tag is gone. */
-  transceive(capdu: Uint8Array): Promise<Uint8Array>;
-  /** Resolves once the emulated tag has been activated for this phone (its latest time in the field). */
-  readonly activated: Promise<void>;
-  /** The phone leaves the field (the chip reports status 0x29). */
-  leave(): void;
-  /** The phone comes back into the field after `leave()`; it polls again and is activated at the next chance. */
-  comeBack(): void;
-  /** Command APDUs sent so far. */
-  apdus: number;
-  /** See SimulatedPhoneOptions; may be changed at any time (tests). */
-  resumeWithoutSelect: boolean | undefined;
-  /** Activations so far. */
-  readonly activations: number;
-  /** Each APDU and its answer (`00a4… → 9000`, `… → timeout`), the last 1000. */
-  readonly log: string[];
-  /** Whether the phone has left the field. */
-  readonly gone: boolean;
-  /** Whether the phone has an ISO-DEP session with the tag now. */
-  readonly connected: boolean;
-  /**
-   * Whether the chip is waiting (TgGetData) for this phone's next command APDU: the exchange is at rest, so the next
-   * `transceive` or `leave()` is seen at once (model-based tests step the phone APDU by APDU).
-   */
-  readonly awaitingCommand: boolean;
-}
-
-/** Resolves at performance.now() ≥ at: a timer to just before, then immediates (sub-millisecond precision). */
-function atTime(at: number, fn: () => void): void {
-  const remaining = at - performance.now();
-  if (remaining > 2) setTimeout(() => atTime(at, fn), remaining - 1.5);
-  else if (remaining > 0) setImmediate(() => atTime(at, fn));
-  else fn();
-}
-
-/** A small deterministic PRNG (mulberry32): the same seed gives the same phone behaviour. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The capability container as a phone reads it (NFC Forum T4T 2.0 and 3.0), refused as Android refuses it. */
-export interface CapabilityContainer {
-  mle: number;
-  mlc: number;
-  fileId: number;
-  maxSize: number;
-}
-
-export function validateCapabilityContainer(cc: Uint8Array): CapabilityContainer {
-  const u16 = (i: number) => (cc[i]! << 8) | cc[i + 1]!;
-  const refuse = (why: string): never => {
-    throw new Error(`capability container refused: ${why}`);
-  };
-  if (cc.length < 15) refuse(`${cc.length} bytes`);
-  if (u16(0) < 0x000f) refuse(`CCLEN ${u16(0)}`);
-  const version = cc[2]!;
-  if (version >> 4 !== 2 && version >> 4 !== 3) refuse(`mapping version ${version >> 4}.${version & 0xf}`);
-  const mle = u16(3);
-  const mlc = u16(5);
-  if (mle < 0x000f) refuse(`MLe ${mle}`);
-  if (mlc < 0x0001) refuse(`MLc ${mlc}`);
-  if (cc[7] !== 0x04 || cc[8] !== 0x06) refuse(`NDEF file control TLV ${cc[7]}/${cc[8]}`);
-  const fileId = u16(9);
-  if ([0x0000, 0xe102, 0xe103, 0x3f00, 0x3fff, 0xffff].includes(fileId)) refuse(`file id ${fileId.toString(16)}`);
-  const maxSize = u16(11);
-  if (maxSize < 0x0005 || maxSize === 0xffff) refuse(`maximum NDEF file size ${maxSize}`);
-  if (cc[13] !== 0x00) refuse(`read access ${cc[13]}`);
-  if (cc[14] !== 0x00 && cc[14] !== 0xff && cc[14]! < 0x80) refuse(`write access ${cc[14]}`);
-  return { mle, mlc, fileId, maxSize };
-}
-
-const SELECT_NDEF_APP = [0x00, 0xa4, 0x04, 0x00, 0x07, 0xd2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00];
-const SELECT_CC = [0x00, 0xa4, 0x00, 0x0c, 0x02, 0xe1, 0x03];
 
 export async function createSimulatedPn532(options: SimulatedPn532Options = {}): Promise<SimulatedPn532> {
-  const path = `/dev/pn532-sim-${process.pid}-${++portCounter}`;
-  SerialPortMock.binding.createPort(path, { echo: false, record: false });
-  const port = SerialPortMock.open(path, options.wire?.baudRate ?? 115200);
-  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-  const binding = port.port as unknown as MockPortBinding;
+  const { port, binding } = await openSimulatedPort(options.wire?.baudRate ?? 115200);
   const stats: WireStats = { uartBytes: 0, airFrames: 0, airBytes: 0 };
   const commands: number[] = [];
   const wire = options.wire;
   const timers = options.timers ?? realTimers;
   const random = seededRandom(options.seed ?? 1);
 
-  // Serialised wire delivery: each direction's bytes leave after the previous ones (instant without `wire`).
-  let lineFreeAt = 0;
-  const onWire = (ms: number, fn: () => void) => {
-    if (!wire) return fn();
-    const start = Math.max(performance.now(), lineFreeAt);
-    lineFreeAt = start + ms;
-    atTime(lineFreeAt, fn);
-  };
-  const toHost = (bytes: Uint8Array) => {
-    stats.uartBytes += bytes.length;
-    onWire(wire ? uartMs(bytes.length, wire.baudRate) : 0, () => {
-      if (binding.isOpen) binding.emitData(Buffer.from(bytes));
-    });
-  };
-  const overAir = (bytes: number, fn: () => void) => {
-    stats.airFrames++;
-    stats.airBytes += bytes;
-    onWire(wire ? airMs(bytes) : 0, fn);
-  };
-  /** RF time outside APDUs (activations): taken in wire mode, not counted in the APDU stats. */
-  const rf = (ms: number, fn: () => void) => onWire(wire ? ms : 0, fn);
+  const { onWire, toHost, overAir, rf } = createWireDelivery(binding, stats, wire);
 
   // Chip state (powerOn sets it).
   let power: PowerMode;
@@ -320,9 +130,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
   /** The phone of the current activation. */
   let activeWith: Phone | undefined;
 
-  const queue: Card[] = [];
-  let card: Card | undefined;
-  let mustSeeEmpty = false;
+  const cards = createCardsInField();
   let phone: Phone | undefined;
 
   function powerOn(): void {
@@ -369,29 +177,10 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
 
   /** InListPassiveTarget: a card in the field answers; taps enter one by one, each after the field was seen empty. */
   const inList = (): boolean => {
-    if (card && matches(card)) {
-      const c = card;
-      card = undefined;
-      mustSeeEmpty = true;
+    const c = cards.read(matches, retries === 0xff);
+    if (c) {
       rf(PASSIVE_ATTEMPT_MS, () => respond(CMD.InListPassiveTarget, cardResponse(c)));
       return true;
-    }
-    if (card) {
-      // A card that does not answer this search (another modulation, another UID): it leaves unread.
-      card = undefined;
-      mustSeeEmpty = true;
-    }
-    if (mustSeeEmpty) {
-      mustSeeEmpty = false;
-      if (retries !== 0xff) {
-        none();
-        return true;
-      }
-    }
-    const next = queue.shift();
-    if (next) {
-      card = next;
-      return inList();
     }
     if (retries !== 0xff) {
       none();
@@ -611,227 +400,21 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
     onWire(wire ? uartMs(bytes.length, wire.baudRate) : 0, () => receive(bytes));
   };
 
-  class Phone implements SimulatedPhone {
-    outbox: Uint8Array | undefined;
-    gone = false;
-    connected = false;
-    apdus = 0;
-    activations = 0;
-    readonly log: string[] = [];
-    activated!: Promise<void>;
-    private markActivated!: () => void;
-    private pending: { resolve: (r: Uint8Array) => void; reject: (e: Error) => void; timer: unknown; capdu: Uint8Array } | undefined;
-    private pollTimer: unknown;
-    /** The validated capability container (kept across sessions). */
-    private cc: CapabilityContainer | undefined;
-    /** What the phone believes is selected in the tag. */
-    private selected: 'none' | 'app' | 'ndef' = 'none';
-    /** This session resumes the previous one without selecting again (until the first procedure has run). */
-    private resuming = false;
-    /** NDEF detection done in this session (Android runs it when it discovers a tag). */
-    private discovered = false;
-
-    resumeWithoutSelect: boolean | undefined;
-
-    constructor(private readonly options: SimulatedPhoneOptions) {
-      this.resumeWithoutSelect = options.resumeWithoutSelect;
-      this.newActivation();
-    }
-    /** The phone enters the field and starts polling. */
-    enter() {
-      this.gone = false;
-      phone = this;
-      this.startPolling(this.options.pollPhaseMs ?? 0);
-    }
-
-    private newActivation() {
-      this.activated = new Promise((resolve) => (this.markActivated = resolve));
-    }
-    private startPolling(firstInMs: number) {
-      const tick = () => {
-        this.pollTimer = undefined;
-        if (this.gone || this.connected) return;
-        if (!poll(this)) this.pollTimer = timers.setTimeout(tick, PHONE_POLL_MS);
-      };
-      timers.clearTimeout(this.pollTimer);
-      if (firstInMs <= 0) tick();
-      else this.pollTimer = timers.setTimeout(tick, firstInMs);
-    }
-    private record(line: string) {
-      this.log.push(line);
-      if (this.log.length > 1000) this.log.shift();
-    }
-
-    onActivated() {
-      this.activations++;
-      this.connected = true;
-      timers.clearTimeout(this.pollTimer);
-      this.pollTimer = undefined;
-      const resume = this.activations > 1 && this.selected !== 'none' && (this.resumeWithoutSelect ?? random() < 0.5);
-      this.resuming = resume;
-      this.discovered = resume;
-      if (!resume) this.selected = 'none';
-      this.markActivated();
-    }
-    /** The session ended (the phone gave up, left, or the chip left target mode). */
-    onDeactivated() {
-      if (!this.connected) return;
-      this.connected = false;
-      this.outbox = undefined;
-      const p = this.pending;
-      this.pending = undefined;
-      if (p) {
-        timers.clearTimeout(p.timer);
-        this.record(`${Buffer.from(p.capdu).toString('hex')} → tag lost`);
-        p.reject(new Error('the tag was lost'));
-      }
-      this.newActivation();
-      if (!this.gone) this.startPolling(PHONE_POLL_MS);
-    }
-    deliver(rapdu: Uint8Array) {
-      const p = this.pending;
-      if (!p) return;
-      this.pending = undefined;
-      timers.clearTimeout(p.timer);
-      this.record(`${Buffer.from(p.capdu).toString('hex')} → ${Buffer.from(rapdu).toString('hex')}`);
-      p.resolve(rapdu);
-    }
-    /** No answer in time: the phone gives up the session (the chip reports it released) and polls again. */
-    private giveUp() {
-      const p = this.pending;
-      if (!p) return;
-      this.pending = undefined;
-      this.record(`${Buffer.from(p.capdu).toString('hex')} → timeout`);
-      p.reject(new Error(`the tag did not answer within ${PHONE_APDU_TIMEOUT_MS} ms`));
-      this.release();
-    }
-    private release() {
-      if (!this.connected) return;
-      this.onDeactivated();
-      if (activeWith === this) serviceWaiting(); // a waiting TgGetData learns the release now
-    }
-
-    async transceive(capdu: Uint8Array): Promise<Uint8Array> {
-      if (this.gone) throw new Error('the phone has left the field');
-      await this.activated;
-      if (!this.connected) throw new Error('the tag is not activated');
-      this.apdus++;
-      return new Promise<Uint8Array>((resolve, reject) => {
-        const timer = timers.setTimeout(() => this.giveUp(), PHONE_APDU_TIMEOUT_MS);
-        this.pending = { resolve, reject, timer, capdu };
-        overAir(capdu.length, () => {
-          if (this.pending?.capdu !== capdu || activeWith !== this) return;
-          this.outbox = capdu;
-          serviceWaiting();
-        });
-      });
-    }
-    get awaitingCommand(): boolean {
-      return !this.gone && activeWith === this && target === 'activated' && waiting?.code === CMD.TgGetData && this.outbox === undefined;
-    }
-    leave() {
-      if (this.gone) return;
-      this.gone = true;
-      timers.clearTimeout(this.pollTimer);
-      if (phone === this) phone = undefined;
-      this.release();
-    }
-    comeBack() {
-      if (!this.gone) return;
-      phone?.leave();
-      this.enter();
-    }
-
-    private async ok(capdu: number[]): Promise<Uint8Array> {
-      const bytes = Uint8Array.from(capdu);
-      const r = await this.transceive(bytes);
-      const sw = (r[r.length - 2]! << 8) | r[r.length - 1]!;
-      if (sw !== 0x9000) throw new TagStatusError(sw, bytes);
-      return r.subarray(0, r.length - 2);
-    }
-
-    /**
-     * Runs a procedure. Resuming a session without selecting again, a status word other than 90 00 makes the phone
-     * select again and run the procedure once more (`resumed` tells the procedure which run it is).
-     */
-    private async procedure<T>(run: (resumed: boolean) => Promise<T>): Promise<T> {
-      if (!this.resuming) return run(false);
-      this.resuming = false;
-      try {
-        return await run(true);
-      } catch (err) {
-        if (!(err instanceof TagStatusError)) throw err;
-        this.selected = 'none';
-        return run(false);
-      }
-    }
-
-    /** The NDEF file selected: the application, the capability container (read and validated), the file. */
-    private async selectNdefFile(): Promise<CapabilityContainer> {
-      if (this.selected === 'ndef' && this.cc) return this.cc;
-      await this.ok(SELECT_NDEF_APP);
-      this.selected = 'app';
-      await this.ok(SELECT_CC);
-      const cc = validateCapabilityContainer(await this.ok([0x00, 0xb0, 0x00, 0x00, 0x0f]));
-      this.cc = cc;
-      await this.ok([0x00, 0xa4, 0x00, 0x0c, 0x02, cc.fileId >> 8, cc.fileId & 0xff]);
-      this.selected = 'ndef';
-      return cc;
-    }
-
-    /** NDEF detection (NFC Forum T4T, as Android runs it on every read): the message in the file. */
-    detect(): Promise<Uint8Array> {
-      return this.procedure(async (resumed) => {
-        if (!resumed) this.selected = 'none';
-        const cc = await this.selectNdefFile();
-        const nlenBytes = await this.ok([0x00, 0xb0, 0x00, 0x00, 0x02]);
-        const nlen = (nlenBytes[0]! << 8) | nlenBytes[1]!;
-        if (nlen > cc.maxSize - 2) throw new Error(`NLEN ${nlen} larger than the NDEF file`);
-        const message = new Uint8Array(nlen);
-        const le = Math.min(cc.mle, PHONE_MAX_APDU_DATA);
-        for (let read = 0; read < nlen; ) {
-          const offset = 2 + read;
-          const chunk = await this.ok([0x00, 0xb0, offset >> 8, offset & 0xff, Math.min(le, nlen - read)]);
-          if (chunk.length === 0) throw new Error('READ BINARY answered no data');
-          message.set(chunk.subarray(0, nlen - read), read);
-          read += chunk.length;
-        }
-        this.discovered = true;
-        return message;
-      });
-    }
-
-    /** NDEF write: NLEN 0, the message in chunks of at most MLc from offset 2, then the NLEN (the commit). */
-    write(message: Uint8Array): Promise<void> {
-      return this.procedure(async () => {
-        const cc = await this.selectNdefFile();
-        if (message.length > cc.maxSize - 2) throw new Error(`a ${message.length}-byte message does not fit the NDEF file`);
-        const lc = Math.min(cc.mlc, PHONE_MAX_APDU_DATA);
-        await this.ok([0x00, 0xd6, 0x00, 0x00, 0x02, 0x00, 0x00]);
-        for (let written = 0; written < message.length; ) {
-          const offset = 2 + written;
-          const chunk = message.subarray(written, written + lc);
-          await this.ok([0x00, 0xd6, offset >> 8, offset & 0xff, chunk.length, ...chunk]);
-          written += chunk.length;
-        }
-        await this.ok([0x00, 0xd6, 0x00, 0x00, 0x02, message.length >> 8, message.length & 0xff]);
-      });
-    }
-
-    async exchange(message: Uint8Array): Promise<Uint8Array> {
-      if (!this.discovered) await this.detect();
-      await this.write(message);
-      for (let attempt = 0; ; attempt++) {
-        const answer = await this.detect();
-        if (answer.length > 0) return answer;
-        if (attempt >= 10) throw new Error('no answer in the tag');
-      }
-    }
-
-    async request(text: string): Promise<string> {
-      return decodeTextRecord(await this.exchange(encodeTextRecord(text)));
-    }
-  }
+  /** What the phone sees of the field and of the chip emulating its tag. */
+  const field: PhoneField = {
+    timers,
+    random,
+    entered: (p) => (phone = p),
+    left: (p) => {
+      if (phone === p) phone = undefined;
+    },
+    present: () => phone,
+    poll,
+    activeWith: () => activeWith,
+    awaitingCommand: () => target === 'activated' && waiting?.code === CMD.TgGetData,
+    serviceWaiting,
+    overAir,
+  };
 
   powerOn();
 
@@ -846,13 +429,12 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
     target: () => target,
     reset: () => powerOn(),
     tap(uid, technology = 'RFID') {
-      const bytes = Uint8Array.from(Buffer.from(uid, 'hex'));
-      queue.push({ uid: bytes, selRes: technology === 'NFC' ? SEL_RES_ISO14443_4 : 0x08 });
+      cards.tap(uid, technology);
       serviceWaiting();
     },
     phone(phoneOptions = {}) {
       phone?.leave();
-      const p = new Phone(phoneOptions);
+      const p = new Phone(field, phoneOptions);
       p.enter();
       return p;
     },

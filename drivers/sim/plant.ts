@@ -283,7 +283,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       async read() {
         if (faults.has('meter-offline')) throw new Error('meter does not answer (simulated meter-offline fault)');
         const current = currentA();
-        return { energyWh: energyWh(), powerW: powerW(), currentsA: Array<number>(phases).fill(current) };
+        return { energyWh: energyWh(), powerW: powerW(), currentsA: Array<number>(phases).fill(current), voltagesV: Array<number>(phases).fill(voltageV) };
       },
     },
     buzzer: {

@@ -8,9 +8,9 @@ import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
 import { BLOCKING_FAULTS, COMMANDED_STOP_REASONS, TAG_ACCEPTANCES, TAG_REFUSALS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
-import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
-import { HMI_STATES } from '../hmi.js';
-import type { InspectRecord } from '../inspection.js';
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from './system-state.js';
+import { HMI_STATES } from './hmi.js';
+import type { InspectRecord } from './inspection.js';
 
 /** The safety reactions the core measures: from the hardware's reading to the output commanded. */
 export const REACTIONS = ['contactor_open_on_pause', 'contactor_open_on_unplug', 'power_cut', 'fault_open'] as const;
@@ -150,6 +150,7 @@ const CoreStateSchema = v.strictObject({
       energyWh: v.pipe(v.number(), v.integer(), v.minValue(0)),
       powerW: v.pipe(v.number(), v.integer()),
       currentsA: v.pipe(v.array(finite), v.maxLength(3)),
+      voltagesV: v.optional(v.pipe(v.array(finite), v.maxLength(3))),
     }),
   ),
   hmi: v.picklist(HMI_STATES),

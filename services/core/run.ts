@@ -1,16 +1,17 @@
 import { writeSync } from 'node:fs';
 import { createActor, type AnyActorRef, type InspectionEvent } from 'xstate';
-import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point.js';
+import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point-hardware.js';
 import type { RpiPins } from '../../drivers/pins.js';
 import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
-import { createWallClock, realClock, type Clock } from '../clock.js';
-import { inspectRecord, systemIdOf, type InspectRecord } from '../inspection.js';
-import { createLoopDelayMonitor } from '../loop-delay.js';
-import { createChargePoint, createMessageWatch, type ChargePoint, type CoreLog } from './charge-point.js';
-import { startWatchdog } from '../systemd.js';
+import { createWallClock, realClock, type Clock } from './clock.js';
+import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
+import { createLoopDelayMonitor } from './loop-delay.js';
+import { createChargePoint, type ChargePoint, type CoreLog } from './charge-point.js';
+import { createMessageWatch } from './state-view.js';
+import { startWatchdog } from './systemd.js';
 import { createSilenceWatch } from './liveness.js';
 import {
   CORE_SYSTEM_ID,

@@ -1,5 +1,5 @@
 /**
- * The charge-point core's thread (node:worker_threads): started by the main thread (services/core/link.ts) with its
+ * The charge-point core's thread (node:worker_threads): started by the main thread (services/core-link.ts) with its
  * CoreInit as `workerData`. It owns the charge cycle, the devices it commands and their timers, on an event loop
  * that no API request, NFC exchange, JSON serialisation, log write or database commit can delay.
  */

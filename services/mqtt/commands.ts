@@ -1,4 +1,5 @@
 import type { Role } from '../../db/schema.js';
+import type { ChargeControl } from '../charge-control.js';
 import { OperationError } from '../errors.js';
 import type { FieldDef } from '../settings/catalogue.js';
 import { checkValue, type Settings } from '../settings/index.js';
@@ -11,7 +12,11 @@ import { checkValue, type Settings } from '../settings/index.js';
 
 /** Commands that write a setting (persisted, as PATCH /v1/settings does). */
 export const SETTING_COMMANDS = ['ChargingEnabled', 'MaxCurrent'] as const;
-export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit'] as const;
+/** Commands on the running charge (services/charge-control.ts): `Charge` 1 start / 0 stop, `Pause` 1 pause / 0 resume. */
+export const CHARGE_COMMANDS = ['Charge', 'Pause'] as const;
+export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS] as const;
+/** A correlation id (`{"value": …, "id": …}`), echoed in the result: at most this many characters. */
+export const MAX_ID_LENGTH = 64;
 /** Larger payloads are refused unread. */
 export const MAX_PAYLOAD_BYTES = 256;
 /** The role commands act with on the settings (the role that may change them through the API). */
@@ -30,7 +35,8 @@ export const LOAD_LIMIT_FIELD: Extract<FieldDef, { type: 'int' }> = {
   role: CONTROL_ROLE,
 };
 
-export type CommandResult = { command: string; success: true; value: unknown } | { command: string; success: false; cause: string };
+/** A command's answer on `<base>/result`; `id`: the request's correlation id, when it had one. */
+export type CommandResult = { command: string; id?: string | number } & ({ success: true; value: unknown } | { success: false; cause: string });
 
 export interface CommandDeps {
   settings: Pick<Settings, 'set' | 'texts'>;
@@ -40,26 +46,72 @@ export interface CommandDeps {
   loadManagement(): boolean;
   /** A valid load limit (A). */
   limit(amps: number): void;
+  /** Start/stop and pause/resume of the running charge: a refusal throws an OperationError with the reason. */
+  charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume'>;
 }
 
-/** Carries out one command: every refusal is a result with its cause (only a failing database write throws). */
-export async function runCommand(deps: CommandDeps, command: string, payload: Buffer): Promise<CommandResult> {
-  const refuse = (cause: string): CommandResult => ({ command, success: false, cause });
-  if (!(COMMANDS as readonly string[]).includes(command)) return refuse(`Unknown command ${JSON.stringify(command)}; the commands are ${COMMANDS.join(', ')}`);
-  if (!deps.control()) return refuse('Control over MQTT is off (setting MqttControl)');
-  if (payload.length > MAX_PAYLOAD_BYTES) return refuse(`The payload is longer than ${MAX_PAYLOAD_BYTES} bytes`);
+type Parsed = { ok: true; value: unknown; id?: string | number } | { ok: false; cause: string };
+
+/**
+ * The payload: a JSON value, or `{"value": …}` with an optional correlation id `"id"` (a string or number, as
+ * zigbee2mqtt's bridge echoes its `transaction`), which the result repeats so clients can tell answers apart.
+ */
+export function parsePayload(payload: Buffer): Parsed {
+  if (payload.length > MAX_PAYLOAD_BYTES) return { ok: false, cause: `The payload is longer than ${MAX_PAYLOAD_BYTES} bytes` };
   let value: unknown;
   try {
     value = JSON.parse(payload.toString('utf8'));
   } catch {
-    return refuse('The payload must be a JSON value, such as 16 or 1');
+    return { ok: false, cause: 'The payload must be a JSON value, such as 16 or 1' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: true, value };
+  const { id, ...rest } = value as { id?: unknown };
+  const unwrapped = Object.keys(rest).length === 1 && 'value' in rest ? (rest as { value: unknown }).value : rest;
+  if (id === undefined) return { ok: true, value: unwrapped };
+  const validId = (typeof id === 'string' && id.length <= MAX_ID_LENGTH) || (typeof id === 'number' && Number.isFinite(id));
+  if (!validId) return { ok: false, cause: `"id" must be a string of at most ${MAX_ID_LENGTH} characters or a number` };
+  return { ok: true, id: id as string | number, value: unwrapped };
+}
+
+/** The start of every answer: the command, and the payload's correlation id if it has a valid one. */
+function answerHead(command: string, payload: Buffer): { command: string; id?: string | number } {
+  const parsed = parsePayload(payload);
+  return parsed.ok && parsed.id !== undefined ? { command, id: parsed.id } : { command };
+}
+
+/** A refusal of a command before it runs (too many waiting, a failed write), with the request's id. */
+export const refusal = (command: string, payload: Buffer, cause: string): CommandResult => ({ ...answerHead(command, payload), success: false, cause });
+
+/** Carries out one command: every refusal is a result with its cause (only a failing database write throws). */
+export async function runCommand(deps: CommandDeps, command: string, payload: Buffer): Promise<CommandResult> {
+  const head = answerHead(command, payload);
+  const refuse = (cause: string): CommandResult => ({ ...head, success: false, cause });
+  if (!(COMMANDS as readonly string[]).includes(command)) return refuse(`Unknown command ${JSON.stringify(command)}; the commands are ${COMMANDS.join(', ')}`);
+  if (!deps.control()) return refuse('Control over MQTT is off (setting MqttControl)');
+  const parsed = parsePayload(payload);
+  if (!parsed.ok) return refuse(parsed.cause);
+  const { value } = parsed;
+  if (command === 'Charge' || command === 'Pause') {
+    if (value !== 0 && value !== 1) return refuse(`${JSON.stringify(command)} must be 1 or 0`);
+    const control = deps.charge;
+    try {
+      if (command === 'Charge') {
+        if (value === 1) control.start();
+        else control.stop();
+      } else if (value === 1) control.pause();
+      else control.resume();
+    } catch (err) {
+      if (!(err instanceof OperationError)) throw err;
+      return refuse(err.message);
+    }
+    return { ...head, success: true, value };
   }
   if (command === 'LoadLimit') {
     if (!deps.loadManagement()) return refuse('Load limits over MQTT are off (setting MqttLoadManagement)');
     const checked = checkValue(LOAD_LIMIT_FIELD, value, deps.settings.texts());
     if (!checked.ok) return refuse(`${JSON.stringify(command)} ${checked.reason}`);
     deps.limit(checked.value as number);
-    return { command, success: true, value: checked.value };
+    return { ...head, success: true, value: checked.value };
   }
   try {
     await deps.settings.set({ role: CONTROL_ROLE, username: 'mqtt' }, [{ key: command, value }]);
@@ -68,5 +120,5 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     const pair = (err.details?.params as Array<{ cause?: string }> | undefined)?.[0];
     return refuse(pair?.cause ? `${JSON.stringify(command)} ${pair.cause}` : err.message);
   }
-  return { command, success: true, value: typeof value === 'object' && value !== null && 'value' in value ? (value as { value: unknown }).value : value };
+  return { ...head, success: true, value };
 }

@@ -1,4 +1,4 @@
-import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../charge-point.js';
+import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../core/system-state.js';
 import { FIELDS } from '../settings/catalogue.js';
 import { LOAD_LIMIT_FIELD } from './commands.js';
 import type { MqttOptions } from './options.js';
@@ -21,7 +21,17 @@ interface Entity {
   config: Record<string, unknown>;
   /** Offered with these options (default: always). */
   when?: (o: MqttOptions) => boolean;
+  /** Shown among the device's diagnostics (entity_category). */
+  diagnostic?: boolean;
 }
+
+const binarySensor = (object: string, name: string, state: string, deviceClass: string): Entity => ({
+  object,
+  component: 'binary_sensor',
+  name,
+  state,
+  config: { device_class: deviceClass, payload_on: '1', payload_off: '0' },
+});
 
 const enumSensor = (object: string, name: string, state: string, options: readonly string[]): Entity => ({
   object,
@@ -77,9 +87,27 @@ export const ENTITIES: readonly Entity[] = [
     component: 'sensor',
     name: 'Messages',
     state: 'messages',
-    config: { icon: 'mdi:alert-circle-outline', value_template: '{{ value_json | count }}', json_attributes_topic: 'messages', json_attributes_template: '{{ {"messages": value_json} | tojson }}' },
+    // A cleared (empty) retained value is no JSON: value_json is undefined then.
+    config: {
+      icon: 'mdi:alert-circle-outline',
+      value_template: '{{ value_json | count if value_json is defined else 0 }}',
+      json_attributes_topic: 'messages',
+      json_attributes_template: '{{ {"messages": value_json if value_json is defined else []} | tojson }}',
+    },
   },
   enumSensor('load_limit_state', 'Load limit state', 'loadLimitState', ['off', 'fallback', 'fresh']),
+  measurement('offered_current', 'Offered current', 'offeredCurrent', 'current', 'A'),
+  binarySensor('plugged_in', 'Plugged in', 'pluggedIn', 'plug'),
+  binarySensor('charging', 'Charging', 'charging', 'battery_charging'),
+  binarySensor('problem', 'Problem', 'problem', 'problem'),
+  // Home Assistant's lock class: on means unlocked.
+  { ...binarySensor('cable_lock', 'Cable lock', 'cableLocked', 'lock'), config: { device_class: 'lock', payload_on: '0', payload_off: '1' } },
+  { object: 'session_start', component: 'sensor', name: 'Session start', state: 'transactionStart', config: { device_class: 'timestamp' } },
+  // Energy of one session: no state class (its value falls at the next session's end; statistics come from the meter).
+  { object: 'last_session_energy', component: 'sensor', name: 'Last session energy', state: 'lastSessionEnergy', config: { device_class: 'energy', unit_of_measurement: 'Wh' } },
+  { ...binarySensor('backend_connection', 'OCPP backend', 'backendConnected', 'connectivity'), diagnostic: true },
+  { object: 'started', component: 'sensor', name: 'Started', state: 'startedAt', config: { device_class: 'timestamp' }, diagnostic: true },
+  { object: 'ip_address', component: 'sensor', name: 'IP address', state: 'ipAddress', config: { icon: 'mdi:ip-network' }, diagnostic: true },
   { object: 'tag_id', component: 'sensor', name: 'Tag', state: 'tagId', config: { icon: 'mdi:card-account-details-outline' }, when: (o) => o.publishTagIds },
   {
     object: 'charging_enabled',
@@ -113,6 +141,22 @@ export const ENTITIES: readonly Entity[] = [
     },
     when: loadManaged,
   },
+  {
+    object: 'charge',
+    component: 'switch',
+    name: 'Charge',
+    state: 'transactionActive',
+    config: { command: 'Charge', icon: 'mdi:ev-station', payload_on: '1', payload_off: '0', state_on: '1', state_off: '0' },
+    when: controlled,
+  },
+  {
+    object: 'pause',
+    component: 'switch',
+    name: 'Pause',
+    state: 'paused',
+    config: { command: 'Pause', icon: 'mdi:pause', payload_on: '1', payload_off: '0', state_on: '1', state_off: '0' },
+    when: controlled,
+  },
 ];
 
 /** The retained discovery messages for these options: config topic → payload (empty: not offered, removed). */
@@ -137,9 +181,11 @@ export function discoveryMessages(o: MqttOptions, announce: boolean): Map<string
     const config: Record<string, unknown> = {
       name: e.name,
       unique_id: `${o.deviceId}_${e.object}`,
-      object_id: `${o.deviceId}_${e.object}`,
+      // The entity id (`<domain>.<id>`): the one the deprecated object_id gave, so ids stay as they were.
+      default_entity_id: `${e.component}.${o.deviceId}_${e.object}`,
       state_topic: `${base}/${e.state}`,
       ...rest,
+      ...(e.diagnostic ? { entity_category: 'diagnostic' } : {}),
       availability: [{ topic: `${base}/status`, payload_available: 'online', payload_not_available: 'offline' }],
       device,
       origin: { name: 'charge-controller', sw_version: o.firmwareVersion },

@@ -1,16 +1,27 @@
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import type { MqttClient } from 'mqtt';
-import type { MqttActor } from '../../machines/controller.js';
+import type { BackendLinkActor, MqttActor } from '../../machines/main-thread.js';
 import type { MqttContext } from '../../machines/mqtt.js';
+import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
+import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
-import { runCommand, type CommandResult } from './commands.js';
+import { refusal, runCommand, type CommandResult } from './commands.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
-import { jsonState, meterValues, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
+import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
 
 export { mqttOptionsOf, type MqttOptions } from './options.js';
+
+/** The first IPv4 address of a network interface other than loopback (the one Home Assistant shows). */
+function ipv4Address(): string | null {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return null;
+}
 
 /** An attempt that has not been accepted within this time fails. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -29,6 +40,12 @@ export const MAX_IN_FLIGHT = 10;
 export interface MqttDeps {
   settings: Settings;
   charging: ChargingService;
+  /** Start/stop and pause/resume of the running charge (the same service the web API uses). */
+  chargeControl: ChargeControl;
+  /** The OCPP link: whether it is online (published as the backend connection). */
+  backend: Pick<Backend, 'online'>;
+  /** When the controller started (ms since the epoch). */
+  startedAt: number;
   logger: Logger;
   /** CA certificates (PEM file) that mqtts:// brokers are checked against, besides the system's (MQTT_CA_FILE). */
   caFile?: string | undefined;
@@ -45,7 +62,10 @@ interface Link {
   states: Values;
   meter: Values;
   json: string;
-  /** Messages waiting for a free place in flight: the latest per topic (a command result each its own). */
+  /**
+   * Messages waiting for a free place in flight: the latest per topic and retain flag (a command result each its
+   * own), so a retained message (a clear) is never replaced by a later one that is not retained.
+   */
   outbox: Map<string, { topic: string; payload: string; retain: boolean }>;
   inFlight: number;
   /** Called when the outbox is empty and nothing is in flight. */
@@ -77,9 +97,13 @@ export function createMqttService(deps: MqttDeps) {
   const online = (): Link | undefined => (link?.connected ? link : undefined);
 
   let resultSeq = 0;
-  /** Queues a message; `unique`: not replaced by a later one on the same topic (command results). */
+  /**
+   * Queues a message. It replaces the one waiting on the same topic with the same retain flag (the broker keeps only
+   * the latest retained one); a retained one stays before a later one that is not retained. `unique`: never replaced
+   * (command results).
+   */
   function publish(l: Link, topic: string, payload: string, retain: boolean, unique = false): void {
-    const key = unique ? `${topic}\u0000${++resultSeq}` : topic;
+    const key = unique ? `${topic}\u0000${++resultSeq}` : `${topic}\u0000${retain ? 'retained' : ''}`;
     l.outbox.delete(key);
     l.outbox.set(key, { topic, payload, retain });
     pump(l);
@@ -114,7 +138,24 @@ export function createMqttService(deps: MqttDeps) {
       loadLimitA: core.chargeCycle.context.loadLimitA,
       loadLimitState: region,
       publishTagIds: options.publishTagIds,
+      paused: deps.chargeControl.paused(),
+      backendConnected: deps.backend.online(),
+      lastSessionWh,
+      startedAt: deps.startedAt,
+      ipAddress: ipv4Address(),
     };
+  }
+
+  /** The energy of the last session that ended, and the running one's as last seen (to notice its end). */
+  let lastSessionWh: number | null = null;
+  let runningWh: number | null = null;
+  function followSession(): void {
+    const transaction = charging.coreState()?.transaction;
+    if (transaction) runningWh = transaction.consumption;
+    else if (runningWh !== null) {
+      lastSessionWh = runningWh;
+      runningWh = null;
+    }
   }
 
   /** Publishes the values of a group that changed on this connection (all with `force`), then the JSON state. */
@@ -150,6 +191,16 @@ export function createMqttService(deps: MqttDeps) {
     if (!published) return;
     const { l, now } = published;
     if (Object.entries(meterValues(now)).some(([topic, payload]) => l.meter[topic] !== payload)) send({ type: 'METER' });
+  }
+
+  /**
+   * Clears the retained values the settings do not allow (all with retain off, the tag ids when they are not
+   * published): on every connection, as they may have been switched off while the broker was out of reach.
+   */
+  function clearRetained(l: Link): void {
+    const { baseTopic, retain, publishTagIds } = l.options;
+    const topics = retain ? (publishTagIds ? [] : TAG_TOPICS) : RETAINABLE_TOPICS;
+    for (const topic of topics) publish(l, `${baseTopic}/${topic}`, '', true);
   }
 
   /** Everything, afresh (a new connection, retain switched). */
@@ -290,14 +341,14 @@ export function createMqttService(deps: MqttDeps) {
     const prefix = `${l.options.baseTopic}/set/`;
     if (!topic.startsWith(prefix)) return;
     const command = topic.slice(prefix.length);
-    if (pendingCommands >= MAX_PENDING_COMMANDS) return answer(l, { command, success: false, cause: 'Too many commands at once; send it again later' });
+    if (pendingCommands >= MAX_PENDING_COMMANDS) return answer(l, refusal(command, payload, 'Too many commands at once; send it again later'));
     pendingCommands++;
     commands = commands.then(async () => {
       try {
         answer(l, await runCommand(commandDeps, command, payload));
       } catch (err) {
         logger.error({ command, err: (err as Error).message }, 'MQTT: a command failed');
-        answer(l, { command, success: false, cause: 'The command failed: the controller could not store it' });
+        answer(l, refusal(command, payload, 'The command failed: the controller could not store it'));
       } finally {
         pendingCommands--;
       }
@@ -312,6 +363,7 @@ export function createMqttService(deps: MqttDeps) {
 
   const commandDeps = {
     settings,
+    charge: deps.chargeControl,
     control: () => options.control,
     loadManagement: () => actor?.getSnapshot().matches({ loadLimit: 'off' }) === false,
     limit: (amps: number) => send({ type: 'LIMIT', amps }),
@@ -342,6 +394,7 @@ export function createMqttService(deps: MqttDeps) {
       if (!l) return;
       const { baseTopic, discoveryPrefix, qos } = l.options;
       publish(l, `${baseTopic}/status`, 'online', true);
+      clearRetained(l);
       l.client.subscribe([`${baseTopic}/set/+`, `${discoveryPrefix}/status`], { qos }, (err) => {
         if (err) logger.warn({ err: err.message }, 'MQTT: subscribing failed');
       });
@@ -368,9 +421,14 @@ export function createMqttService(deps: MqttDeps) {
     actions,
 
     /** Starts: the actor runs, the charge point is attached; the settings follow with `configure`. */
-    attach(mqttActor: MqttActor): void {
+    attach(mqttActor: MqttActor, backendLink?: BackendLinkActor): void {
       actor = mqttActor;
-      charging.watch(() => stateChanged());
+      charging.watch(() => {
+        followSession();
+        stateChanged();
+      });
+      // The backend connection is published when it changes (it changes nothing in the charge point's state).
+      backendLink?.subscribe(() => stateChanged());
     },
 
     /** The settings now (at start and after every change); each change takes effect at once. */
@@ -402,7 +460,7 @@ export function createMqttService(deps: MqttDeps) {
         if (prev.publishTagIds && !next.publishTagIds) for (const topic of TAG_TOPICS) publish(l, `${next.baseTopic}/${topic}`, '', true);
         if (prev.retain !== next.retain) {
           // Retained values of the old setting go; everything is published again as the new setting says.
-          if (!next.retain) for (const topic of [...Object.keys(l.states), ...Object.keys(l.meter), 'state']) publish(l, `${next.baseTopic}/${topic}`, '', true);
+          if (!next.retain) clearRetained(l);
           publishAll(l);
         }
       }

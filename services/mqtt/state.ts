@@ -1,4 +1,4 @@
-import type { SystemState } from '../charge-point.js';
+import type { SystemState } from '../core/system-state.js';
 import type { CoreState } from '../core/protocol.js';
 
 /**
@@ -26,6 +26,16 @@ export interface PublishedInput {
   loadLimitState: 'off' | 'fallback' | 'fresh';
   /** The tag id and user id may be published (MqttPublishTagIds). */
   publishTagIds: boolean;
+  /** The running charge is paused by a user (services/charge-control.ts). */
+  paused: boolean;
+  /** The OCPP central system accepted the charge point and the link is up. */
+  backendConnected: boolean;
+  /** The energy of the last session that ended since the controller started (Wh), null: none yet. */
+  lastSessionWh: number | null;
+  /** When the controller started (ms since the epoch). */
+  startedAt: number;
+  /** The controller's IPv4 address on the network, null: none. */
+  ipAddress: string | null;
 }
 
 /** The states: systemState and the other spec state names, transaction active, messages, control values. */
@@ -43,6 +53,18 @@ export function stateValues(input: PublishedInput): Values {
     maxCurrent: String(input.maxCurrentA),
     loadLimit: input.loadLimitA === null ? NO_VALUE : String(input.loadLimitA),
     loadLimitState: input.loadLimitState,
+    // The current the PWM offers the vehicle, after every limit (0: none offered).
+    offeredCurrent: String(input.core.outputs.pwmA ?? 0),
+    pluggedIn: flag(system.type2State === 'b' || system.type2State === 'c' || system.type2State === 'd'),
+    charging: flag(system.systemState === 'charging'),
+    problem: flag(system.systemState === 'error' || input.core.messages.some((m) => m.severity === 'ERROR')),
+    cableLocked: flag(input.core.outputs.cableLocked),
+    paused: flag(input.paused),
+    transactionStart: system.transaction?.transactionStart ?? NO_VALUE,
+    lastSessionEnergy: numberOr(input.lastSessionWh),
+    backendConnected: flag(input.backendConnected),
+    startedAt: new Date(input.startedAt).toISOString(),
+    ipAddress: input.ipAddress ?? NO_VALUE,
   };
   if (input.publishTagIds) {
     values.tagId = system.transaction?.tagId ?? NO_VALUE;
@@ -54,7 +76,18 @@ export function stateValues(input: PublishedInput): Values {
 /** The topics of the tag id and user id (published only when allowed, cleared when no longer allowed). */
 export const TAG_TOPICS = ['tagId', 'userId'] as const;
 
+/** Every topic that may hold a retained value (cleared when retain is off): the single values and the JSON state. */
+export const RETAINABLE_TOPICS: readonly string[] = [
+  ...['systemState', 'connectionState', 'authState', 'ocppState', 'type2State', 'transactionActive', 'messages'],
+  ...['chargingEnabled', 'maxCurrent', 'loadLimit', 'loadLimitState', ...TAG_TOPICS],
+  ...['offeredCurrent', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'transactionStart', 'lastSessionEnergy'],
+  ...['backendConnected', 'startedAt', 'ipAddress'],
+  ...['power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration'],
+  'state',
+];
+
 const numberOr = (value: number | undefined | null): string => (value === undefined || value === null ? NO_VALUE : String(value));
+const flag = (on: boolean): string => (on ? '1' : '0');
 
 /** The meter values: power, energies, currents per phase, temperature, transaction duration. */
 export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Values {
@@ -76,12 +109,14 @@ export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Val
 function jsonValue(topic: string, payload: string): unknown {
   if (payload === NO_VALUE) return null;
   if (topic === 'messages') return JSON.parse(payload) as unknown;
-  if (topic === 'transactionActive' || topic === 'chargingEnabled') return payload === '1';
+  if (FLAGS.has(topic)) return payload === '1';
   return NUMERIC.has(topic) ? Number(payload) : payload;
 }
 
+/** The topics whose payload is `1` or `0` (booleans in the JSON state). */
+const FLAGS: ReadonlySet<string> = new Set(['transactionActive', 'chargingEnabled', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'backendConnected']);
 /** The topics whose payload is a number. */
-const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration']);
+const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration']);
 
 /**
  * The JSON state topic: every single value in one object (the meter values as last published, so they too change

@@ -1,12 +1,13 @@
+import type { Logger } from '../logger.js';
 import type { SettingKey, Settings } from '../settings/index.js';
 import { LOCAL_LIST_MAX } from './authorization.js';
+import type { IncomingCalls } from './context.js';
 import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from './smart-charging.js';
+import { MEASURAND_MAX_LENGTH, STORED_KEYS, type StoredKeys } from './stored-keys.js';
 
 /** What ChangeConfiguration answers. */
 export type ConfigurationStatus = 'Accepted' | 'Rejected' | 'RebootRequired' | 'NotSupported';
 
-/** The measurands of every meter value this charge point sends. */
-export const MEASURANDS = 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature';
 /** Keys GetConfiguration answers at most per request. */
 export const GET_CONFIGURATION_MAX_KEYS = 50;
 
@@ -46,20 +47,21 @@ const READ_ONLY: Record<string, string> = {
   ChargingScheduleAllowedChargingRateUnit: 'Current,Power',
   ChargingScheduleMaxPeriods: String(MAX_PERIODS),
   MaxChargingProfilesInstalled: String(MAX_PROFILES),
-  MeterValuesSampledData: MEASURANDS,
-  MeterValuesAlignedData: MEASURANDS,
-  StopTxnSampledData: '',
-  StopTxnAlignedData: '',
-  ConnectorPhaseRotation: 'NotApplicable',
-  StopTransactionOnEVSideDisconnect: 'true',
-  UnlockConnectorOnEVSideDisconnect: 'true',
+  MeterValuesSampledDataMaxLength: String(MEASURAND_MAX_LENGTH),
+  MeterValuesAlignedDataMaxLength: String(MEASURAND_MAX_LENGTH),
+  StopTxnSampledDataMaxLength: '1',
+  StopTxnAlignedDataMaxLength: '0',
+  ConnectorPhaseRotationMaxLength: '2',
+  ConnectorSwitch3to1PhaseSupported: 'false',
+  // A reset is the controller's restart in its process: it happens or the process is gone; nothing to retry.
+  ResetRetries: '0',
 };
 
 /** AuthorizationKey (security profile 1): write-only, hex-encoded as the OCPP security whitepaper has it. */
 const AUTHORIZATION_KEY = 'AuthorizationKey';
 
 /** The keys a GetConfiguration without keys answers, in this order. */
-export const CONFIGURATION_KEYS = [...Object.keys(MAPPED), 'SecurityProfile', ...Object.keys(READ_ONLY)];
+export const CONFIGURATION_KEYS = [...Object.keys(MAPPED), 'SecurityProfile', ...Object.keys(STORED_KEYS), ...Object.keys(READ_ONLY)];
 
 export interface ConfigurationKeyValue {
   key: string;
@@ -67,8 +69,8 @@ export interface ConfigurationKeyValue {
   value?: string;
 }
 
-/** GetConfiguration and ChangeConfiguration on the settings. */
-export function createConfiguration(settings: Settings) {
+/** GetConfiguration and ChangeConfiguration on the settings and the charge point's stored keys. */
+export function createConfiguration(settings: Settings, stored: StoredKeys) {
   const value = (key: string): string | undefined => {
     const mapped = MAPPED[key];
     if (mapped) {
@@ -76,7 +78,7 @@ export function createConfiguration(settings: Settings) {
       return mapped.kind === 'bool' ? String(v === 1) : String(v);
     }
     if (key === 'SecurityProfile') return settings.get('OcppPassword') ? (settings.get('OcppUrl').startsWith('wss:') ? '2' : '1') : '0';
-    return READ_ONLY[key];
+    return stored.get(key) ?? READ_ONLY[key];
   };
 
   return {
@@ -86,18 +88,19 @@ export function createConfiguration(settings: Settings) {
       const known = asked.filter((k) => value(k) !== undefined);
       const unknown = asked.filter((k) => value(k) === undefined);
       return {
-        configurationKey: known.slice(0, GET_CONFIGURATION_MAX_KEYS).map((key) => ({ key, readonly: !(key in MAPPED), value: value(key)! })),
+        configurationKey: known.slice(0, GET_CONFIGURATION_MAX_KEYS).map((key) => ({ key, readonly: !(key in MAPPED) && !(key in STORED_KEYS), value: value(key)! })),
         ...(unknown.length ? { unknownKey: unknown } : {}),
       };
     },
 
-    /** ChangeConfiguration: mapped keys change their setting (refused values are Rejected), read-only ones Rejected. */
+    /** ChangeConfiguration: mapped keys change their setting, stored keys are stored (refused values Rejected); read-only ones Rejected. */
     async change(key: string, raw: string): Promise<ConfigurationStatus> {
       if (key === AUTHORIZATION_KEY) {
         if (!/^([0-9a-fA-F]{2}){16,40}$/.test(raw)) return 'Rejected';
         const password = Buffer.from(raw, 'hex').toString('latin1');
         return write('OcppPassword', password);
       }
+      if (key in STORED_KEYS) return (await stored.set(key, raw)) ? 'Accepted' : 'Rejected';
       const mapped = MAPPED[key];
       if (!mapped) return key in READ_ONLY || key === 'SecurityProfile' ? 'Rejected' : 'NotSupported';
       let v: number;
@@ -123,3 +126,15 @@ export function createConfiguration(settings: Settings) {
 }
 
 export type Configuration = ReturnType<typeof createConfiguration>;
+
+/** GetConfiguration and ChangeConfiguration, as the central system calls them. */
+export function configurationCalls(configuration: Configuration, logger: Logger): IncomingCalls {
+  return {
+    GetConfiguration: (p) => configuration.get(p.key),
+    ChangeConfiguration: async (p) => {
+      const status = await configuration.change(p.key, p.value);
+      logger.info({ key: p.key, status }, 'OCPP: ChangeConfiguration');
+      return { status };
+    },
+  };
+}

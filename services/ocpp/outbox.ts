@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Database, WriteTx } from '../../db/client.js';
 import { ocppQueue, transactions } from '../../db/schema.js';
 import type { TransactionRecord } from '../core/protocol.js';
@@ -45,7 +45,7 @@ export function createOutbox(database: Database, now: () => number) {
   }
 
   /** The hooks that queue StartTransaction and StopTransaction in the same write as the transaction. */
-  const hooks = (enabled: () => boolean): TransactionHooks => ({
+  const hooks = (enabled: () => boolean, stopTxnData: () => readonly string[]): TransactionHooks => ({
     async started(tx: WriteTx, record: TransactionRecord) {
       if (!enabled()) return;
       await insert(tx, 'StartTransaction', record.id, {
@@ -64,10 +64,15 @@ export function createOutbox(database: Database, now: () => number) {
         meterStop: end.meterStopWh,
         timestamp: iso(end.at),
         reason: end.reason,
-        transactionData: [
-          registerValue(end.meterStartWh, iso(started?.at ?? end.at), 'Transaction.Begin'),
-          registerValue(end.meterStopWh, iso(end.at), 'Transaction.End'),
-        ],
+        // StopTxnSampledData: the register at the start and the end (the readings a transaction keeps).
+        ...(stopTxnData().includes('Energy.Active.Import.Register')
+          ? {
+              transactionData: [
+                registerValue(end.meterStartWh, iso(started?.at ?? end.at), 'Transaction.Begin'),
+                registerValue(end.meterStopWh, iso(end.at), 'Transaction.End'),
+              ],
+            }
+          : {}),
       });
     },
   });
@@ -75,10 +80,32 @@ export function createOutbox(database: Database, now: () => number) {
   return {
     hooks,
 
-    /** Queues the meter values of a running transaction. */
+    /**
+     * Queues the meter values of a running transaction. Their register reading becomes the transaction's last reading
+     * in the same write (when later than its checkpoint): a transaction a power loss interrupts is completed with the
+     * last reading committed or sent, never an earlier one than the central system got.
+     */
     async meterValues(transactionId: string, values: MeterValue[]): Promise<void> {
       await database.write(async (tx) => {
         await insert(tx, 'MeterValues', transactionId, { connectorId: 1, meterValue: values });
+        for (const value of values) {
+          const register = value.sampledValue.find((s) => s.measurand === 'Energy.Active.Import.Register');
+          const at = Date.parse(value.timestamp);
+          if (!register || !Number.isFinite(at)) continue;
+          const wh = Math.round(Number(register.value));
+          await tx
+            .update(transactions)
+            .set({ meterLastWh: wh, meterLastAt: at, checkpointedAt: at })
+            .where(
+              and(
+                eq(transactions.id, transactionId),
+                isNull(transactions.endedAt),
+                isNotNull(transactions.meterStartAt), // energy before the meter's first answer is not counted
+                lt(transactions.checkpointedAt, at),
+                lte(transactions.meterLastWh, wh),
+              ),
+            );
+        }
       });
     },
 

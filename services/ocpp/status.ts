@@ -35,9 +35,12 @@ export interface Status {
   info?: string;
 }
 
-/** StatusNotification of connectors 0 and 1 from the core's state; errorCode from the most severe active message. */
-export function statusesOf(state: CoreState): [Status, Status] {
-  const ocpp = state.system.ocppState;
+/**
+ * StatusNotification of connectors 0 and 1 from the core's state; errorCode from the most severe active message.
+ * `unavailable`: an Inoperative scheduled for the end of the transaction takes effect (the core does not know yet).
+ */
+export function statusesOf(state: CoreState, unavailable = false): [Status, Status] {
+  const ocpp = unavailable && state.system.ocppState !== 'faulted' ? 'unavailable' : state.system.ocppState;
   const message = state.messages.find((m) => m.severity === 'ERROR') ?? state.messages[0];
   const error = message
     ? { errorCode: ERROR_CODES[message.errorCode] ?? 'OtherError', vendorErrorCode: message.errorCode.slice(0, 50), info: message.message.slice(0, 50) }

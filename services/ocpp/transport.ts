@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { RPCClient } from 'ocpp-rpc';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 
 /** What the transport reports to the backend link (machines/backend-link.ts). */
@@ -28,10 +28,55 @@ export interface TransportOptions {
   frame?: (direction: 'in' | 'out', text: string) => void;
 }
 
+/** The CALLERROR codes of OCPP-J 1.6 (4.2.3), spelled as 1.6 spells them (errata: OccurenceConstraintViolation kept). */
+export const OCPP16_ERROR_CODES = [
+  'NotImplemented',
+  'NotSupported',
+  'InternalError',
+  'ProtocolError',
+  'SecurityError',
+  'FormationViolation',
+  'PropertyConstraintViolation',
+  'OccurenceConstraintViolation',
+  'TypeConstraintViolation',
+  'GenericError',
+] as const;
+export type Ocpp16ErrorCode = (typeof OCPP16_ERROR_CODES)[number];
+
+/**
+ * ocpp-rpc answers with OCPP 2.0.1 codes where 1.6 has its own: a frame that is not JSON, not an array, or has a
+ * non-numeric type or id (RpcFrameworkError: 1.6 FormationViolation), an unknown message type
+ * (MessageTypeNotSupported: 1.6 ProtocolError), and 2.0.1 spellings. Any other code is GenericError.
+ */
+const TO_OCPP16: Record<string, Ocpp16ErrorCode> = {
+  RpcFrameworkError: 'FormationViolation',
+  FormatViolation: 'FormationViolation',
+  MessageTypeNotSupported: 'ProtocolError',
+  OccurrenceConstraintViolation: 'OccurenceConstraintViolation',
+};
+export function ocpp16ErrorCode(code: string): Ocpp16ErrorCode {
+  return TO_OCPP16[code] ?? ((OCPP16_ERROR_CODES as readonly string[]).includes(code) ? (code as Ocpp16ErrorCode) : 'GenericError');
+}
+
+/** A CALLERROR frame with its code made an OCPP-J 1.6 one; any other frame as it is. */
+export function asOcpp16Frame(text: string): string {
+  if (!text.startsWith('[4')) return text;
+  try {
+    const message = JSON.parse(text) as unknown[];
+    if (message[0] !== 4 || typeof message[2] !== 'string') return text;
+    const code = ocpp16ErrorCode(message[2]);
+    if (code === message[2]) return text;
+    message[2] = code;
+    return JSON.stringify(message);
+  } catch {
+    return text;
+  }
+}
+
 /** An error answer (CALLERROR) to a call the central system made. */
 export class CallError extends Error {
   constructor(
-    readonly rpcErrorCode: 'NotImplemented' | 'NotSupported' | 'SecurityError' | 'GenericError' | 'PropertyConstraintViolation',
+    readonly rpcErrorCode: Ocpp16ErrorCode,
     message: string,
   ) {
     super(message);
@@ -40,6 +85,12 @@ export class CallError extends Error {
 
 /** A call the central system made, answered by the returned payload (or a thrown CallError). */
 export type CallHandler = (action: string, payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** The calls the charge point answers: their actions (any other is NotImplemented before validation) and the handler. */
+export interface IncomingCallHandler {
+  actions: readonly string[];
+  handle: CallHandler;
+}
 
 /** The largest frame accepted from the central system (a full local list of 1000 tags is about 100 KB). */
 export const MAX_FRAME_BYTES = 1 << 20;
@@ -100,7 +151,7 @@ export function maskSecrets(text: string): string {
 let rpcLibrary: Promise<typeof import('ocpp-rpc')> | undefined;
 const loadRpc = () => (rpcLibrary ??= import('ocpp-rpc'));
 
-export function createTransport(o: TransportOptions, handler: CallHandler, events: TransportEvents) {
+export function createTransport(o: TransportOptions, calls: IncomingCallHandler, events: TransportEvents) {
   let client: RPCClient | undefined;
   let pingTimer: unknown;
   let awaitingPong = false;
@@ -185,15 +236,22 @@ export function createTransport(o: TransportOptions, handler: CallHandler, event
       wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
     } as never);
     client = c;
-    c.handle(async ({ method, params }) => {
-      try {
-        return await handler(String(method), (params ?? {}) as Record<string, unknown>);
-      } catch (err) {
-        if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
-        o.logger.error({ err, action: method }, 'OCPP: handling a call of the central system failed');
-        throw err;
-      }
-    });
+    // Every CALLERROR leaves through sendRaw: its code is made an OCPP-J 1.6 one there.
+    const sendRaw = c.sendRaw.bind(c);
+    c.sendRaw = (message: string) => sendRaw(asOcpp16Frame(message));
+    // One handler per action the charge point answers: ocpp-rpc answers any other NotImplemented, before its strict
+    // validation would call the missing schema a ProtocolError.
+    for (const action of calls.actions) {
+      c.handle(action, async ({ params }) => {
+        try {
+          return await calls.handle(action, (params ?? {}) as Record<string, unknown>);
+        } catch (err) {
+          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
+          o.logger.error({ err, action }, 'OCPP: handling a call of the central system failed');
+          throw err;
+        }
+      });
+    }
     c.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
       if (gen !== generation) return;
       const text = maskSecrets(message.toString());

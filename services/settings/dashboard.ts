@@ -1,5 +1,5 @@
 import type { Role } from '../../db/schema.js';
-import type { ChargePoint } from '../charge-point.js';
+import type { ChargePoint } from '../core/system-state.js';
 import type { FieldView, Settings } from './index.js';
 import type { Text } from './types.js';
 

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { realClock } from '../../services/clock.js';
+import { realClock } from '../../services/core/clock.js';
 import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness } from '../harness.js';
 import { launchBrowser, openPage } from './launcher.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { packageFile } from '../../api/web/vendor.js';
-import type { Clock } from '../../services/controller.js';
+import type { Clock } from '../../services/core/clock.js';
 
 // Functions passed to page.evaluate run in the browser; the project's types have no DOM library.
 declare const document: any;

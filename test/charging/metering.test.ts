@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { POLL_INTERVAL_MS } from '../../services/core/supervision.js';
 import { KNOWN, useChargers, type Charger } from './scenario.js';
 
 const charger = useChargers().start;

@@ -78,7 +78,7 @@ describe('without the simulated plant (real hardware)', () => {
 });
 
 describe('npm run sim', () => {
-  const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'sim.js');
+  const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'dev', 'sim.js');
   const run = (...args: string[]) =>
     spawnSync(process.execPath, [SIM, ...args], { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` }, encoding: 'utf8' });
 

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import type { ChargePointHardware, MeterReading } from '../../drivers/types.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
-import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS, TEMPERATURE_LIMIT_C } from '../../services/core/charge-point.js';
+import { CONTACTOR_SETTLE_MS, PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS, TEMPERATURE_LIMIT_C } from '../../services/core/supervision.js';
 import { settle } from '../clock.js';
 import { askToCharge, charging, codes, KNOWN, systemState, useChargers } from '../charging/scenario.js';
 import { timedCharger } from './timed.js';
 
 /**
- * The charge-point core (services/core/charge-point.ts) at the edges of its rules, through the API, the simulator,
+ * The charge-point core (services/core/charge-point.ts and its parts) at the edges of its rules, through the API, the simulator,
  * the devices it commands and the charge cycle's inspection events, with the manual clock: CP glitches (also reported
  * late), supervision faults told once, the contactor's settle time while other inputs arrive and the poll after it,
  * the graceful stop (outputs, devices, poll loop, reactions), devices slow at start, the state it sends, checkpoints,
@@ -245,7 +245,7 @@ describe('the state the core sends', () => {
     await c.step(5 * POLL_INTERVAL_MS);
     const { plant } = await c.view();
     expect(plant.energyWh).toBeGreaterThan(10);
-    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA });
+    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA, voltagesV: plant.currentsA.map(() => 230) });
   });
 });
 

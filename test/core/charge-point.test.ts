@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { transactions as transactionsTable } from '../../db/schema.js';
+import { CHECKPOINT_INTERVAL_MS } from '../../services/core/metering.js';
 import {
-  CHECKPOINT_INTERVAL_MS,
   CONTACTOR_SETTLE_MS,
   PILOT_DEBOUNCE_MS,
   POLL_INTERVAL_MS,
   TEMPERATURE_LIMIT_C,
   TEMPERATURE_RESUME_C,
   TEMPERATURE_WARNING_C,
-} from '../../services/core/charge-point.js';
-import { HMI_PATTERNS } from '../../services/hmi.js';
+} from '../../services/core/supervision.js';
+import { HMI_PATTERNS } from '../../services/core/hmi.js';
 import { askToCharge, charging, codes, KNOWN, systemState, useChargers } from '../charging/scenario.js';
 import { timedCharger } from './timed.js';
 
 /**
- * The charge-point core's supervision (services/core/charge-point.ts) at its boundaries, through the API and the
+ * The charge-point core's supervision (services/core/supervision.ts) at its boundaries, through the API and the
  * simulator with the manual clock: the temperature thresholds, the contactor's auxiliary contact (none, late, a
  * latched fault), the meter warning. Written for the mutants Stryker found surviving there (docs/mutation-testing.md).
  */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, test } from 'vitest';
-import { createLoopDelayMonitor } from '../../services/loop-delay.js';
+import { createLoopDelayMonitor } from '../../services/core/loop-delay.js';
 
 /** Holds this thread for `ms` as a long synchronous task would. */
 const hold = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { POWER_CUT_DELAY_MS } from '../../machines/charge-cycle.js';
-import { PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { PILOT_DEBOUNCE_MS, POLL_INTERVAL_MS } from '../../services/core/supervision.js';
 import { charging, startCharger, type Charger } from '../charging/scenario.js';
 import { startHarness, type Harness } from '../harness.js';
 

@@ -1,5 +1,5 @@
 import type { ChargePointHardware } from '../../drivers/types.js';
-import { POLL_INTERVAL_MS } from '../../services/core/charge-point.js';
+import { POLL_INTERVAL_MS } from '../../services/core/supervision.js';
 import type { ManualClock } from '../clock.js';
 import type { Charger, startCharger } from '../charging/scenario.js';
 

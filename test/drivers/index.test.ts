@@ -18,7 +18,7 @@ describe('createChargePointHardware', () => {
     hardware.pilot.setDuty(10);
     hardware.contactor.set(true);
     t += 3_600_000;
-    expect(await hardware.meter.read()).toEqual({ energyWh: 1380, powerW: 1380, currentsA: [6] });
+    expect(await hardware.meter.read()).toEqual({ energyWh: 1380, powerW: 1380, currentsA: [6], voltagesV: [230] });
     await hardware.close();
     expect(plant!.state()).toMatchObject({ pwmDuty: null, contactorClosed: false });
   });

@@ -125,7 +125,7 @@ describe('simulated plant: physics', () => {
       t += 1000;
       await hardware.meter.read();
     }
-    expect(await hardware.meter.read()).toEqual({ energyWh: 11040, powerW: 11040, currentsA: [16, 16, 16] });
+    expect(await hardware.meter.read()).toEqual({ energyWh: 11040, powerW: 11040, currentsA: [16, 16, 16], voltagesV: [230, 230, 230] });
     expect(plant.state().energyWh).toBe(11040);
   });
 
@@ -187,7 +187,7 @@ describe('simulated plant: physics', () => {
     const { plant, hardware } = charging(16);
     change(hardware, plant);
     t += HOUR;
-    expect(await hardware.meter.read()).toEqual({ energyWh: 0, powerW: 0, currentsA: [0, 0, 0] });
+    expect(await hardware.meter.read()).toEqual({ energyWh: 0, powerW: 0, currentsA: [0, 0, 0], voltagesV: [230, 230, 230] });
   });
 
   test('D (ventilation) charges like C', () => {
@@ -213,7 +213,7 @@ describe('simulated plant: physics', () => {
     const { plant, hardware } = charging(16, { phases: 1 });
     expect(plant.state()).toMatchObject({ powerW: 3680, currentsA: [16] });
     t += HOUR;
-    expect(await hardware.meter.read()).toEqual({ energyWh: 3680, powerW: 3680, currentsA: [16] });
+    expect(await hardware.meter.read()).toEqual({ energyWh: 3680, powerW: 3680, currentsA: [16], voltagesV: [230] });
     expect(createSimulatedHardware({ now }).plant.state().currentsA).toEqual([0, 0, 0]);
   });
 

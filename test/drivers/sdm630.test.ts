@@ -57,6 +57,9 @@ function emulateMeter(port: InstanceType<typeof SerialPortMock>, address: number
 
 const PATH = '/dev/ttyMETER';
 const VALUES = {
+  [SDM630_REGISTERS.phaseVoltages]: 231.5,
+  [SDM630_REGISTERS.phaseVoltages + 2]: 229.5,
+  [SDM630_REGISTERS.phaseVoltages + 4]: 230,
   [SDM630_REGISTERS.phaseCurrents]: 16.5,
   [SDM630_REGISTERS.phaseCurrents + 2]: 16.25,
   [SDM630_REGISTERS.phaseCurrents + 4]: 0,
@@ -80,24 +83,24 @@ afterEach(() => {
 describe('SDM630 over Modbus RTU (serialport MockBinding)', () => {
   test('reads currents, power and import energy (kWh → Wh) with three requests', async () => {
     const { port, meter, driver } = setup({ address: 3 });
-    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0] });
+    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0], voltagesV: [231.5, 229.5, 230] });
     expect(port.isOpen).toBe(true); // opened by the first read
-    expect(meter.requests).toEqual([readInputRegistersRequest(3, 0x0006, 6), readInputRegistersRequest(3, 0x0034, 2), readInputRegistersRequest(3, 0x0156, 2)]);
+    expect(meter.requests).toEqual([readInputRegistersRequest(3, 0x0000, 12), readInputRegistersRequest(3, 0x0034, 2), readInputRegistersRequest(3, 0x0156, 2)]);
     await driver.close();
     expect(port.isOpen).toBe(false);
   });
 
   test('single phase reads only the phase 1 current', async () => {
     const { meter, driver } = setup({ phases: 1 });
-    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5] });
-    expect(meter.requests[0]).toEqual(readInputRegistersRequest(1, 0x0006, 2));
+    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5], voltagesV: [231.5] });
+    expect(meter.requests[0]).toEqual(readInputRegistersRequest(1, 0x0000, 12));
     await driver.close();
   });
 
   test('an answer arriving in pieces is reassembled', async () => {
     const { meter, driver } = setup();
     meter.behaviour.default = 'split';
-    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0] });
+    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0], voltagesV: [231.5, 229.5, 230] });
     await driver.close();
   });
 
@@ -137,7 +140,7 @@ describe('SDM630 over Modbus RTU (serialport MockBinding)', () => {
     await expect(driver.read()).rejects.toThrow(/did not answer/);
     await new Promise((resolve) => setTimeout(resolve, 60)); // the late answer arrives while nothing is asked
     meter.behaviour.default = 'answer';
-    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0] });
+    expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0], voltagesV: [231.5, 229.5, 230] });
     await driver.close();
   });
 

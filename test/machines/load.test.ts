@@ -12,7 +12,7 @@ const MODULES = {
   'machines/backend-link.ts': () => import('../../machines/backend-link.js'),
   'machines/backoff.ts': () => import('../../machines/backoff.js'),
   'machines/charge-cycle.ts': () => import('../../machines/charge-cycle.js'),
-  'machines/controller.ts': () => import('../../machines/controller.js'),
+  'machines/main-thread.ts': () => import('../../machines/main-thread.js'),
   'machines/core.ts': () => import('../../machines/core.js'),
   'machines/mqtt.ts': () => import('../../machines/mqtt.js'),
   'machines/nfc-link.ts': () => import('../../machines/nfc-link.js'),
@@ -22,10 +22,14 @@ const MODULES = {
   'machines/transitions.ts': () => import('../../machines/transitions.js'),
   'machines/type4-tag.ts': () => import('../../machines/type4-tag.js'),
   'services/core/charge-point.ts': () => import('../../services/core/charge-point.js'),
+  'services/core/supervision.ts': () => import('../../services/core/supervision.js'),
+  'services/core/outputs.ts': () => import('../../services/core/outputs.js'),
+  'services/core/metering.ts': () => import('../../services/core/metering.js'),
+  'services/core/state-view.ts': () => import('../../services/core/state-view.js'),
   'services/core/safety.ts': () => import('../../services/core/safety.js'),
   'services/core/liveness.ts': () => import('../../services/core/liveness.js'),
   'drivers/pn532/frame.ts': () => import('../../drivers/pn532/frame.js'),
-  'api/nfc/ndef.ts': () => import('../../api/nfc/ndef.js'),
+  'drivers/nfc/ndef.ts': () => import('../../drivers/nfc/ndef.js'),
 };
 
 test.each(Object.entries(MODULES))('%s loads', async (_file, load) => {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { initialType4State, processApdu, statusWord, SW, type Type4State } from '../../machines/type4-tag.js';
-import { capabilityContainer, Type4TagSpec } from '../model/invariants.js';
+import { capabilityContainer, Type4TagSpec } from '../model/invariants/type4-tag.js';
 
 /**
- * The Type 4 Tag logic against the independent oracle (test/model/invariants.ts): sequences of command APDUs, well
+ * The Type 4 Tag logic against the independent oracle (test/model/invariants/type4-tag.ts): sequences of command APDUs, well
  * formed and not, each answer checked as ISO 7816-4 and the T4T mapping ask (status words, no data with an error,
  * READ BINARY lengths, the capability container, the file reading back what the phone wrote).
  */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { transition } from 'xstate';
 import { backendLinkMachine, BOOT_RETRY_MS, backoffMs, type BackendLinkEvent, type BackendLinkSnapshot } from '../../machines/backend-link.js';
-import { startCsms, type Csms } from '../../services/ocpp/csms.js';
+import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { startCharger, type Charger } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';

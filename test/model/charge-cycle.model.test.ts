@@ -10,11 +10,11 @@ import {
   type ChargeEvent,
   type PilotLevel,
 } from '../../machines/charge-cycle.js';
-import { HMI_PATTERNS, hmiState } from '../../services/hmi.js';
+import { HMI_PATTERNS, hmiState } from '../../services/core/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
 import type { ManualClock } from '../clock.js';
-import { ChargePointSpec, type ChargeInput, type ChargeObservation } from './invariants.js';
+import { ChargePointSpec, type ChargeInput, type ChargeObservation } from './invariants/charge-point.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 import { startOcppCharger, until, type OcppCharger } from '../ocpp/support.js';
 
@@ -131,7 +131,7 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   }
 }
 
-/** A model event as the outside world sees it, for the independent oracle (invariants.ts). */
+/** A model event as the outside world sees it, for the independent oracle (invariants/charge-point.ts). */
 function inputOf(event: ChargeEvent): ChargeInput {
   switch (event.type) {
     case 'PILOT':
@@ -262,7 +262,7 @@ function durationOf(event: ChargeEvent): number {
 
 /**
  * The same oracle over every candidate path (each reachable state and context, then each event possible there) on
- * the machine alone: the outputs as the core drives them from the state tags (services/core/charge-point.ts: the
+ * the machine alone: the outputs as the core drives them from the state tags (services/core/outputs.ts: the
  * cable locked also whenever the contactor is closed; PWM announcing the allowed current), the transactions and the
  * feedback from the effects the machine names. Far more paths than the controller can run, in a second.
  */

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, test } from 'vitest';
 import { createActor, SimulatedClock, transition, type InspectionEvent } from 'xstate';
-import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
-import { outstandingRefusal } from '../../api/nfc/mapping.js';
+import { decodeTextRecord, encodeTextRecord } from '../../drivers/nfc/ndef.js';
+import { outstandingRefusal } from '../../services/nfc/mapping.js';
 import type { SimulatedPhone } from '../../drivers/pn532/sim.js';
 import type { ReaderHardware } from '../../drivers/types.js';
 import { ANSWER_DEADLINE_MS, NFC_IDLE_MS, nfcLinkMachine, type NfcLinkEvent } from '../../machines/nfc-link.js';
@@ -11,7 +11,7 @@ import { MLE, nlenOf, type Type4State } from '../../machines/type4-tag.js';
 import { settle, type ManualClock } from '../clock.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
 import { parseAnswer } from '../nfc/nfc.js';
-import { Type4TagSpec } from './invariants.js';
+import { Type4TagSpec } from './invariants/type4-tag.js';
 import { chosenBreak, CoverageRecorder, planPaths, timerNeverFires, writeReport, type ModelPath } from './model.js';
 
 /**
@@ -248,7 +248,7 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
     /** What the answer in the file answers. */
     let stored: { kind: Kind; refused: boolean } | undefined;
     let consumed = { ANSWER: 0, REFUSED: 0 };
-    /** The independent oracle of each response APDU (invariants.ts), and the command it answers. */
+    /** The independent oracle of each response APDU (invariants/type4-tag.ts), and the command it answers. */
     const t4t = new Type4TagSpec();
     let lastCommand: Uint8Array | undefined;
     const until = async (cond: () => boolean, what: string) => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, test } from 'vitest';
 import { transition } from 'xstate';
 import { PAIRING_DURATION_MS, pairingMachine, type PairingEvent, type PairingSnapshot } from '../../machines/pairing.js';
 import { KNOWN, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
-import { PairingSpec } from './invariants.js';
+import { PairingSpec } from './invariants/pairing.js';
 import { CoverageRecorder, planPaths, writeReport } from './model.js';
 
 /**

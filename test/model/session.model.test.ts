@@ -3,7 +3,7 @@ import { transition } from 'xstate';
 import { loginProof } from '../../machines/secrets.js';
 import { checkSession, sessionMachine, type SessionEvent, type SessionSnapshot } from '../../machines/session.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { SessionSpec } from './invariants.js';
+import { SessionSpec } from './invariants/session.js';
 import { CoverageRecorder, planPaths, writeReport } from './model.js';
 
 /**
@@ -75,7 +75,7 @@ interface Real {
   base: number;
 }
 
-/** A model login as the independent oracle sees it (invariants.ts). */
+/** A model login as the independent oracle sees it (invariants/session.ts). */
 function attemptOf(event: ModelLogin, address: string, at: number, sessionId?: string) {
   const { password, token } = event.model;
   return { address, token: token === 'none' ? null : token, passwordRight: password === OPERATOR_PASSWORD, accountExists: event.account !== null, at, ...(sessionId ? { sessionId } : {}) };

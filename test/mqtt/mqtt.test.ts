@@ -1,85 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { backoffMs } from '../../machines/mqtt.js';
-import { ENTITIES } from '../../services/mqtt/discovery.js';
-import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
-import { BROKER_KIND, BROKER_PASSWORD, BROKER_USER, observe, retained, startBroker, startProxy, TLS_CA_FILE, type Observer, type Proxy, type Received, type TestBroker } from './broker.js';
+import { KNOWN } from '../charging/scenario.js';
+import { BROKER_KIND, BROKER_PASSWORD, BROKER_USER, observe, retained } from './broker.js';
+import { BASE, broker, c, command, connect, json, mqttState, o, patch, proxy, replaceObserver, t, until, useMqttTestbed, waitTopic } from './support.js';
 
-/**
- * The MQTT link against a real broker on a real TCP port: aedes in this process by default, Debian's mosquitto with
- * MQTT_TEST_BROKER=mosquitto (.ci/run). The controller reaches the broker through a TCP proxy (its "network": cut
- * and refused at will); the test observes the broker directly. Intervals, backoff and the load limit's refresh time
- * run on the manual clock; the test waits for the messages themselves.
- */
+/** The MQTT link against a real broker (test/mqtt/support.ts): state, commands, load limit, connection, settings. */
 
-const BASE = 'charge-controller';
-let broker: TestBroker;
-let proxy: Proxy;
-let c: Charger;
-let o: Observer;
-/** Every message the observers saw in this file (checked for secrets at the end). */
-const everything: Received[] = [];
-
-beforeAll(async () => {
-  broker = await startBroker();
-});
-afterAll(async () => {
-  await broker.stop();
-});
-
-beforeEach(async () => {
-  proxy = await startProxy(broker.port);
-  c = await startCharger({ env: { MQTT_CA_FILE: TLS_CA_FILE } });
-  o = await observe(broker.url, ['#']);
-});
-afterEach(async () => {
-  everything.push(...o.messages);
-  await o.end();
-  await c.h.stop();
-  await proxy.close();
-  // Retained messages of one test must not be seen by the next.
-  const kept = await retained(broker.url, '#');
-  const cleaner = await observe(broker.url, []);
-  for (const topic of kept.keys()) await cleaner.publish(topic, '', { retain: true });
-  await cleaner.end();
-});
-
-const mqttState = () => c.h.controller.mqtt.state() as { connection: string; meter: string; loadLimit: string };
-
-async function until(what: string, cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; MQTT actor: ${JSON.stringify(mqttState())}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function patch(params: Record<string, unknown>, expected = 200) {
-  const res = await c.api('PATCH', '/v1/settings', { params: Object.entries(params).map(([key, value]) => ({ key, value })) });
-  expect(res.status, res.text).toBe(expected);
-  await c.step(0);
-  return res;
-}
-
-/** MQTT on, through the proxy; resolves once connected and the state is out. */
-async function connect(extra: Record<string, unknown> = {}) {
-  const from = o.messages.length;
-  await patch({ MqttEnabled: 1, MqttUrl: proxy.url, ...extra });
-  await until('connected', () => mqttState().connection === 'connected');
-  await o.waitFor((m) => m.topic === `${BASE}/state`, { from, what: 'the JSON state' });
-}
-
-const t = (topic: string) => `${BASE}/${topic}`;
-const json = (m: Received) => JSON.parse(m.payload);
-const waitTopic = (topic: string, payload: string, from = 0) => o.waitFor((m) => m.topic === t(topic) && m.payload === payload, { from, what: `${topic} = ${payload}` });
-
-/** Sends a command and resolves with its result. */
-async function command(name: string, payload: string) {
-  const from = o.messages.length;
-  await o.publish(t(`set/${name}`), payload);
-  const result = await o.waitFor((m) => m.topic === t('result') && json(m).command === name, { from, what: `the result of ${name}` });
-  await c.step(0);
-  return json(result);
-}
+useMqttTestbed();
 
 describe(`MQTT against ${BROKER_KIND}`, () => {
   test('a full charge: every state at once, meter values once per interval, the JSON state, transaction and duration', async () => {
@@ -278,7 +205,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     await o.end();
     await broker.restart();
     await until('waiting', () => mqttState().connection === 'waiting');
-    o = await observe(broker.url, ['#']);
+    replaceObserver(await observe(broker.url, ['#']));
     expect(o.messages).toEqual([]); // the restarted broker kept nothing
     await c.step(backoffMs(1));
     await until('connected again', () => mqttState().connection === 'connected');
@@ -290,94 +217,6 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     await late.waitFor((m) => m.topic === t('status') && m.payload === 'online' && m.retain);
     await late.waitFor((m) => m.topic === t('state') && m.retain);
     await late.end();
-  });
-
-  test('Home Assistant discovery: every entity checked, re-announced when Home Assistant comes online, withdrawn when turned off', async () => {
-    await connect({ MqttControl: 1, MqttLoadManagement: 1 });
-    const prefix = 'homeassistant';
-    const configs = () => {
-      const latest = new Map<string, string>();
-      for (const m of o.messages) if (m.topic.startsWith(`${prefix}/`) && m.topic.endsWith('/config')) latest.set(m.topic, m.payload);
-      return latest;
-    };
-    await until('every entity announced', () => ENTITIES.every((e) => [...configs().keys()].some((k) => k.endsWith(`/${e.object}/config`))));
-    const announced = configs();
-    const deviceIds = new Set<string>();
-    for (const e of ENTITIES) {
-      const [topic, payload] = [...announced].find(([k]) => k.endsWith(`/${e.component}/${k.split('/')[2]}/${e.object}/config`))!;
-      expect(topic.split('/')[1], e.object).toBe(e.component);
-      if (e.object === 'tag_id') {
-        expect(payload, 'tag ids are not published by default').toBe('');
-        continue;
-      }
-      const config = JSON.parse(payload);
-      deviceIds.add(JSON.stringify(config.device));
-      expect(config.availability, e.object).toEqual([{ topic: t('status'), payload_available: 'online', payload_not_available: 'offline' }]);
-      expect(config.state_topic, e.object).toBe(t(e.state));
-      expect(config.unique_id).toMatch(new RegExp(`_${e.object}$`));
-      // Every state topic a config names is published.
-      expect(o.last(config.state_topic), e.object).toBeDefined();
-      const expected: Record<string, Record<string, unknown>> = {
-        system_state: { device_class: 'enum', options: ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'] },
-        power: { device_class: 'power', state_class: 'measurement', unit_of_measurement: 'W' },
-        session_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
-        meter_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
-        current_l1: { device_class: 'current', state_class: 'measurement', unit_of_measurement: 'A' },
-        current_l2: { device_class: 'current', state_class: 'measurement', unit_of_measurement: 'A' },
-        current_l3: { device_class: 'current', state_class: 'measurement', unit_of_measurement: 'A' },
-        temperature: { device_class: 'temperature', state_class: 'measurement', unit_of_measurement: '°C' },
-        transaction_duration: { device_class: 'duration', state_class: 'measurement', unit_of_measurement: 's' },
-        transaction_active: { device_class: 'running', payload_on: '1', payload_off: '0' },
-        messages: { value_template: '{{ value_json | count }}', json_attributes_topic: t('messages') },
-        charging_enabled: { command_topic: t('set/ChargingEnabled'), payload_on: '1', payload_off: '0', state_on: '1', state_off: '0' },
-        max_current: { command_topic: t('set/MaxCurrent'), min: 6, max: 32, step: 1, unit_of_measurement: 'A', device_class: 'current' },
-        load_limit: { command_topic: t('set/LoadLimit'), min: 0, max: 80, step: 1, unit_of_measurement: 'A' },
-      };
-      if (expected[e.object]) expect(config, e.object).toMatchObject(expected[e.object]!);
-    }
-    expect(deviceIds.size).toBe(1);
-    expect(announced.size).toBe(ENTITIES.length);
-
-    // A command entity's command works as Home Assistant sends it.
-    const maxCurrent = JSON.parse([...announced].find(([k]) => k.endsWith('/max_current/config'))![1]);
-    await o.publish(maxCurrent.command_topic, '12');
-    await waitTopic('maxCurrent', '12');
-
-    // Home Assistant restarts: it says online, the charger announces again.
-    let from = o.messages.length;
-    await o.publish(`${prefix}/status`, 'online');
-    await o.waitFor((m) => m.topic.endsWith('/system_state/config') && m.payload !== '', { from, what: 're-announcement' });
-    from = o.messages.length;
-    await o.publish(`${prefix}/status`, 'offline');
-    await o.publish(`${prefix}/status`, 'online');
-    await o.waitFor((m) => m.topic.endsWith('/power/config') && m.payload !== '', { from, what: 're-announcement' });
-
-    // Control off: the command entities are withdrawn, the others stay.
-    from = o.messages.length;
-    await patch({ MqttControl: 0 });
-    for (const object of ['charging_enabled', 'max_current', 'load_limit']) await o.waitFor((m) => m.topic.endsWith(`/${object}/config`) && m.payload === '', { from, what: `${object} withdrawn` });
-    expect(o.messages.slice(from).find((m) => m.topic.endsWith('/power/config'))?.payload).not.toBe('');
-
-    // Discovery off: everything withdrawn (empty retained messages); Home Assistant's online then announces nothing.
-    from = o.messages.length;
-    await patch({ MqttDiscovery: 0 });
-    for (const e of ENTITIES) await o.waitFor((m) => m.topic.endsWith(`/${e.object}/config`) && m.payload === '', { from, what: `${e.object} withdrawn` });
-    expect([...(await retained(broker.url, `${prefix}/#`)).keys()]).toEqual([]);
-    from = o.messages.length;
-    await o.publish(`${prefix}/status`, 'online');
-    await command('Nothing', '1'); // a round trip: anything the charger sent before its answer has arrived
-    expect(o.messages.slice(from).filter((m) => m.topic.endsWith('/config') && m.payload !== '')).toEqual([]);
-
-    // On again, then MQTT off: withdrawn, and the status says offline (retained) before the connection ends.
-    await patch({ MqttDiscovery: 1 });
-    await o.waitFor((m) => m.topic.endsWith('/power/config') && m.payload !== '', { from });
-    from = o.messages.length;
-    await patch({ MqttEnabled: 0 });
-    for (const e of ENTITIES) await o.waitFor((m) => m.topic.endsWith(`/${e.object}/config`) && m.payload === '', { from, what: `${e.object} withdrawn` });
-    await waitTopic('status', 'offline', from);
-    await until('disabled', () => mqttState().connection === 'disabled');
-    expect((await retained(broker.url, t('status'))).get(t('status'))).toBe('offline');
-    expect([...(await retained(broker.url, `${prefix}/#`)).keys()]).toEqual([]);
   });
 
   test('tag ids: never published by default; published when allowed, and cleared when no longer allowed', async () => {
@@ -443,7 +282,9 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     const from2 = o.messages.length;
     await patch({ MqttRetain: 1 });
     await o.waitFor((m) => m.topic === 'home/garage/wallbox/state', { from: from2 });
+    // (The state seen may still be the first connection's, not retained: ask until the broker keeps the new one.)
     kept = await retained(broker.url, 'home/#');
+    for (let i = 0; i < 50 && !kept.has('home/garage/wallbox/state'); i++) kept = await retained(broker.url, 'home/#');
     expect(kept.get('home/garage/wallbox/systemState')).toBe('idle');
 
     // Base topic changed: the old status says offline, the old announcement is withdrawn, the new one announced.
@@ -452,6 +293,48 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     await o.waitFor((m) => m.topic === 'home/garage/wallbox/status' && m.payload === 'offline', { from: from3 });
     await o.waitFor((m) => m.topic === 'home/wallbox2/status' && m.payload === 'online', { from: from3 });
     await o.waitFor((m) => m.topic.endsWith('/power/config') && m.payload.includes('home/wallbox2/power'), { from: from3 });
+  });
+
+  test('retain switched off leaves no retained value behind: the clears are never replaced, also across a reconnect', async () => {
+    await connect();
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await waitTopic('systemState', 'charging');
+    for (let s = 0; s < 11; s++) await c.step(1_000);
+    const valueTopics = () => [...(kept ?? new Map()).keys()].filter((k) => k !== t('status'));
+    let kept: Map<string, string> | undefined = await retained(broker.url, `${BASE}/#`);
+    for (let i = 0; i < 50 && !kept.has(t('power')); i++) kept = await retained(broker.url, `${BASE}/#`);
+    expect(valueTopics().length).toBeGreaterThan(15);
+
+    // Off: every retained value is cleared, though the values are published afresh (not retained) at once.
+    await patch({ MqttRetain: 0 });
+    await command('Nothing', '1'); // a round trip: everything queued before the answer is out
+    for (let i = 0; i < 50; i++) {
+      kept = await retained(broker.url, `${BASE}/#`);
+      if (valueTopics().length === 0) break;
+    }
+    expect(valueTopics()).toEqual([]);
+    expect(kept.get(t('status'))).toBe('online');
+
+    // Retain on, and switched off while the broker is unreachable: the clears go out on the next connection.
+    await patch({ MqttRetain: 1 });
+    await command('Nothing', '1');
+    for (let i = 0; i < 50 && !kept.has(t('power')); i++) kept = await retained(broker.url, `${BASE}/#`);
+    expect(kept.has(t('power'))).toBe(true);
+    proxy.refuse(true);
+    proxy.cut();
+    await until('disconnected', () => mqttState().connection === 'waiting');
+    await patch({ MqttRetain: 0 });
+    proxy.refuse(false);
+    await c.step(backoffMs(1));
+    await until('connected again', () => mqttState().connection === 'connected');
+    await command('Nothing', '1');
+    for (let i = 0; i < 50; i++) {
+      kept = await retained(broker.url, `${BASE}/#`);
+      if (valueTopics().length === 0) break;
+    }
+    expect(valueTopics()).toEqual([]);
   });
 
   test('mqtts://: TLS with the broker certificate checked against MQTT_CA_FILE', async () => {
@@ -479,10 +362,4 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     }
     expect(mqttState().connection).toBe('disabled');
   });
-});
-
-afterAll(() => {
-  // No secret, and by default no tag id, was ever published (the tag test allowed them only for its own check).
-  const secrets = [BROKER_PASSWORD, 'wrong-password-1'];
-  for (const m of everything) for (const s of secrets) expect(m.payload.includes(s) || m.topic.includes(s), m.topic).toBe(false);
 });

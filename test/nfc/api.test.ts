@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { decodeTextRecord, encodeTextRecord } from '../../api/nfc/ndef.js';
+import { decodeTextRecord, encodeTextRecord } from '../../drivers/nfc/ndef.js';
 import { loginProof } from '../../machines/secrets.js';
 import { NFC_IDLE_MS } from '../../machines/nfc-link.js';
 import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { decodeTextRecord, encodeTextRecord, NdefError } from '../../api/nfc/ndef.js';
+import { decodeTextRecord, encodeTextRecord, NdefError } from '../../drivers/nfc/ndef.js';
 
 /** The npm `ndef` package (no types, CommonJS): an independent encoder/decoder to cross-check ours. */
 const ndef = createRequire(import.meta.url)('ndef') as {
@@ -48,7 +48,7 @@ describe('NDEF Text record', () => {
     );
   });
 
-  // The reason is the cause of the 400 answer the phone gets (api/nfc/mapping.ts), so each says what is wrong.
+  // The reason is the cause of the 400 answer the phone gets (services/nfc/mapping.ts), so each says what is wrong.
   test.each([
     ['empty', '', /shorter than a record header/],
     ['chunked record (CF)', 'B101055402656E6869', /Chunked NDEF records are not supported/],

@@ -1,4 +1,4 @@
-import { encodeTextRecord, decodeTextRecord } from '../../api/nfc/ndef.js';
+import { encodeTextRecord, decodeTextRecord } from '../../drivers/nfc/ndef.js';
 import type { SimulatedPhone } from '../../drivers/pn532/sim.js';
 import { loginProof } from '../../machines/secrets.js';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';

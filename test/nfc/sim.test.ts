@@ -48,7 +48,7 @@ describe('RFID Mode and the simulator', () => {
   });
 
   test('npm run sim -- phone request … and tap card …', async () => {
-    const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'sim.js');
+    const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'dev', 'sim.js');
     const run = (...args: string[]) =>
       new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
         execFile(process.execPath, [SIM, ...args], { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } }, (err, stdout, stderr) =>

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { BACKOFF_MIN_MS } from '../../machines/backend-link.js';
-import { startCsms, type Csms } from '../../services/ocpp/csms.js';
+import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { KNOWN, OTHER, UNKNOWN } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';

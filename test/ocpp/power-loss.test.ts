@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startCsms, type Csms } from '../../services/ocpp/csms.js';
+import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { httpRequest } from '../harness.js';
 import { launch, login, type Running } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';

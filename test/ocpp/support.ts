@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect } from 'vitest';
 import { openDatabase } from '../../db/client.js';
 import { settings as settingsTable } from '../../db/schema.js';
-import { startCsms, type Csms, type CsmsOptions } from '../../services/ocpp/csms.js';
+import { startCsms, type Csms, type CsmsOptions } from '../../bin/dev/central-system.js';
 import type { SettingValue } from '../../services/settings/catalogue.js';
 import { startCharger, type Charger } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';

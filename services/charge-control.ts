@@ -1,0 +1,80 @@
+import type { ChargingService } from './charging.js';
+import { conflict } from './errors.js';
+
+/**
+ * Stop, pause and resume of the running charge, for every client (MQTT now, the web API later): one place for the
+ * operations and their refusals (an OperationError `conflict` with the reason in words). It only uses what the
+ * charge cycle already has (machines/charge-cycle.ts):
+ * - stop: the commanded stop (STOP, reason `Remote`: OCPP 1.6 names a stop at the user's request from an app so),
+ *   the same way the central system's RemoteStopTransaction takes; under load the PWM goes off first;
+ * - pause: a current limit of its own of 0 A (the charging service's limits by source: the lowest applies), so the
+ *   cycle pauses as under a load limit below 6 A (`charging_pause`, suspendedEVSE); resume removes that limit. The
+ *   pause ends with its transaction: the next one starts unpaused.
+ * Starting a charge needs an authorization (a tag, the central system, free charging); the charge cycle has no
+ * authorization without a tag yet, so `start` says so (docs/mqtt.md).
+ */
+
+/** The current limit of a pause (A): below the 6 A a PWM can announce. */
+const PAUSE_LIMIT_A = 0;
+
+export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'setLoadLimit' | 'watch'>) {
+  let paused = false;
+  const running = () => charging.coreState()?.transaction != null;
+
+  function unpause(): void {
+    paused = false;
+    charging.setLoadLimit(null, 'pause');
+  }
+
+  // A pause belongs to its transaction.
+  charging.watch(() => {
+    if (paused && !running()) unpause();
+  });
+
+  /** Why no charge can be stopped or paused now. */
+  function notRunning(): string {
+    const system = charging.coreState()?.system;
+    if (!system) return 'No charge is running: the charge point has not started yet';
+    if (system.systemState === 'finished') return 'No charge is running: the charge has finished (unplug the vehicle, or present a tag to start a new one)';
+    return `No charge is running (state ${system.systemState})`;
+  }
+
+  return {
+    /** The running charge is paused by a user (pause). */
+    paused: (): boolean => paused,
+
+    /** Starting needs an authorization: refused with the ways there are. */
+    start(): void {
+      if (running()) throw conflict('A charge is already running');
+      throw conflict('A charge starts with a tag, from the central system (RemoteStartTransaction) or by itself with free charging (setting FreeCharging)');
+    },
+
+    /** Stops the running charge (its transaction ends, reason Remote). */
+    stop(): void {
+      if (!running()) throw conflict(notRunning());
+      charging.stopTransaction('Remote');
+    },
+
+    /** Pauses the running charge until `resume` (the transaction goes on, the contactor opens). */
+    pause(): void {
+      if (!running()) throw conflict(notRunning());
+      if (paused) throw conflict('The charge is paused already');
+      paused = true;
+      charging.setLoadLimit(PAUSE_LIMIT_A, 'pause');
+    },
+
+    /** Resumes a charge paused by `pause`. */
+    resume(): void {
+      if (!running()) throw conflict(notRunning());
+      if (!paused) {
+        const state = charging.coreState()!;
+        if (state.system.systemState !== 'charging_pause') throw conflict('The charge is not paused');
+        const why = state.outputs.pwmA === null ? 'the allowed current is below 6 A (maximum current or a load limit)' : 'the vehicle paused it';
+        throw conflict(`The charge was not paused from here: ${why}`);
+      }
+      unpause();
+    },
+  };
+}
+
+export type ChargeControl = ReturnType<typeof createChargeControl>;

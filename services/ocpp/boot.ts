@@ -1,0 +1,51 @@
+import { keepTime } from './central-time.js';
+import type { OcppContext } from './context.js';
+
+export const CHARGE_POINT_VENDOR = 'ChargeController';
+export const CHARGE_POINT_MODEL = 'AC-Type2';
+
+/**
+ * One rule for the heartbeat interval, whichever way it comes (ChangeConfiguration HeartbeatInterval, the setting,
+ * BootNotification): the range of the OcppHeartbeatInterval setting; an answer's interval outside it is brought into
+ * it (0: none given).
+ */
+function heartbeatIntervalS(ctx: OcppContext, seconds: number): number {
+  const field = ctx.settings.field('OcppHeartbeatInterval');
+  if (seconds <= 0 || field?.type !== 'int') return seconds;
+  return Math.min(field.range[1], Math.max(field.range[0], seconds));
+}
+
+/**
+ * BootNotification: who the charge point is; the answer moves the backend link (accepted, pending, rejected). The
+ * central system's calls that arrive before the answer was processed wait for it (`ctx.bootAnswer`).
+ */
+export function boot(ctx: OcppContext): Promise<void> {
+  const answered = bootNow(ctx).finally(() => {
+    if (ctx.bootAnswer === answered) ctx.bootAnswer = undefined;
+  });
+  ctx.bootAnswer = answered;
+  return answered;
+}
+
+async function bootNow(ctx: OcppContext): Promise<void> {
+  const { settings, logger } = ctx;
+  try {
+    const serial = settings.get('SerialNumber_custom').slice(0, 25);
+    const answer = await ctx.call('BootNotification', {
+      chargePointVendor: CHARGE_POINT_VENDOR,
+      chargePointModel: CHARGE_POINT_MODEL,
+      ...(serial ? { chargePointSerialNumber: serial, chargeBoxSerialNumber: serial } : {}),
+      firmwareVersion: settings.get('FirmwareVersion_custom').slice(0, 50),
+    });
+    keepTime(ctx, answer.currentTime);
+    const given = Number(answer.interval) || 0;
+    const intervalS = answer.status === 'Accepted' ? heartbeatIntervalS(ctx, given) : given;
+    if (intervalS !== given) logger.warn({ given, intervalS }, 'OCPP: the heartbeat interval of the BootNotification answer is outside HeartbeatInterval\'s range');
+    logger.info({ status: answer.status, intervalS }, 'OCPP: BootNotification answered');
+    if (answer.status === 'Rejected') ctx.events?.backend('refused', { reason: 'BootNotification rejected' });
+    ctx.sendLink({ type: answer.status === 'Accepted' ? 'BOOT.ACCEPTED' : answer.status === 'Pending' ? 'BOOT.PENDING' : 'BOOT.REJECTED', intervalS });
+  } catch (err) {
+    logger.warn({ error: (err as Error).message }, 'OCPP: BootNotification failed');
+    ctx.sendLink({ type: 'BOOT.FAILED' });
+  }
+}

@@ -1,0 +1,106 @@
+import type { Database } from '../../db/client.js';
+import type { BackendLinkActor } from '../../machines/main-thread.js';
+import type { ChargingService } from '../charging.js';
+import type { Clock } from '../core/clock.js';
+import type { EventLog } from '../events.js';
+import type { Logger } from '../logger.js';
+import type { SettingKey, Settings } from '../settings/index.js';
+import type { Transactions } from '../transactions.js';
+import type { TransportOptions } from './transport.js';
+
+export interface BackendDeps {
+  database: Database;
+  settings: Settings;
+  charging: ChargingService;
+  transactions: Transactions;
+  clock: Clock;
+  /** Wall-clock time. */
+  now: () => number;
+  logger: Logger;
+  /** Restarts the controller (Reset); without it Reset is refused. */
+  restart?: (() => void) | undefined;
+  /** Every frame both ways (tests). */
+  frame?: TransportOptions['frame'];
+  /** The event log: backend connection changes. */
+  events?: Pick<EventLog, 'backend'>;
+  /** Sets the controller's wall clock to a time the central system gave (UTC ms). */
+  setTime?: (ms: number) => void;
+}
+
+/** A call the central system makes, answered by the returned payload (or a thrown CallError). */
+export type IncomingCall = (payload: Record<string, any>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+/** The calls one feature answers, by action. */
+export type IncomingCalls = Record<string, IncomingCall>;
+
+/**
+ * What every OCPP feature of the charge point shares: the dependencies, the link's state, calls to the central
+ * system, timers on the actor clock (all cancelled at close) and the bookkeeping of local work.
+ */
+export function createOcppContext(deps: BackendDeps, call: (action: string, payload: Record<string, unknown>, timeoutMs?: number) => Promise<Record<string, unknown>>) {
+  const { settings, clock, logger } = deps;
+  let link: BackendLinkActor | undefined;
+  let closed = false;
+  const timers = new Set<unknown>();
+  /** Local work (database writes, schedule changes) that `settled()` waits for; calls to the central system are not. */
+  const work = new Set<Promise<unknown>>();
+
+  const ctx = {
+    ...deps,
+    call,
+    setting: <K extends SettingKey>(key: K) => settings.get(key),
+    on: (key: SettingKey) => settings.get(key) === 1,
+    /** A time as the central system gets it. */
+    csmsTime: (ms: number) => new Date(ms).toISOString(),
+
+    attach: (actor: BackendLinkActor) => (link = actor),
+    linkState: () => link?.getSnapshot(),
+    sendLink: (event: Parameters<BackendLinkActor['send']>[0]) => link?.send(event),
+    isAttached: () => link !== undefined,
+    isAccepted: () => link?.getSnapshot().matches({ connected: 'accepted' }) ?? false,
+    isPending: () => link?.getSnapshot().matches({ connected: 'pending' }) ?? false,
+    isBooting: () => link?.getSnapshot().matches({ connected: 'booting' }) ?? false,
+    /** The BootNotification in flight: settles once its answer moved the link. */
+    bootAnswer: undefined as Promise<void> | undefined,
+
+    closed: () => closed,
+    close: () => {
+      closed = true;
+      for (const t of [...timers]) ctx.cancel(t);
+    },
+
+    /** Runs `fn` after `ms` on the actor clock. */
+    after(ms: number, fn: () => void): unknown {
+      const id = clock.setTimeout(() => {
+        timers.delete(id);
+        fn();
+      }, ms);
+      timers.add(id);
+      return id;
+    },
+    cancel(id: unknown): void {
+      clock.clearTimeout(id);
+      timers.delete(id);
+    },
+
+    /** Local work: `settled()` waits for it; failures logged. */
+    track(p: Promise<unknown>): void {
+      const tracked = p.catch((err: unknown) => logger.error({ err }, 'OCPP: unexpected failure'));
+      work.add(tracked);
+      void tracked.finally(() => work.delete(tracked));
+    },
+    /** Work that waits for the network: runs on, failures logged. */
+    fire(p: Promise<unknown>): void {
+      void p.catch((err: unknown) => logger.error({ err }, 'OCPP: unexpected failure'));
+    },
+    /** Runs after the current call was answered. */
+    later(fn: () => Promise<unknown> | void): void {
+      setImmediate(() => ctx.fire(Promise.resolve().then(fn)));
+    },
+    async settled(): Promise<void> {
+      while (work.size > 0) await Promise.allSettled([...work]);
+    },
+  };
+  return ctx;
+}
+
+export type OcppContext = ReturnType<typeof createOcppContext>;

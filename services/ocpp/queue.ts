@@ -1,0 +1,106 @@
+import type { AuthorizationStore, IdTagInfo } from './authorization.js';
+import type { OcppContext } from './context.js';
+import type { Outbox, QueuedMessage } from './outbox.js';
+
+/**
+ * Sends the offline queue (outbox.ts) while the link is accepted: in order, one message at a time, each removed
+ * when answered; a refused one waits TransactionMessageRetryInterval × attempts, and is given up after
+ * TransactionMessageAttempts.
+ */
+export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: AuthorizationStore) {
+  const { charging, logger } = ctx;
+  let pumping: Promise<void> | undefined;
+  let pumpTimer: unknown;
+  let pumpAgain = false;
+
+  /** Sends the queued messages in order while accepted (one pump at a time; a new message asks for another round). */
+  function pump(): Promise<void> {
+    if (pumping) {
+      pumpAgain = true;
+      return pumping;
+    }
+    pumping = (async () => {
+      do {
+        pumpAgain = false;
+        await pumpOnce();
+      } while (pumpAgain && ctx.isAccepted());
+    })().finally(() => (pumping = undefined));
+    return pumping;
+  }
+
+  async function pumpOnce(): Promise<void> {
+    while (ctx.isAccepted() && !ctx.closed()) {
+      const message = await outbox.head();
+      if (!message) return;
+      if (message.notBefore > ctx.now()) {
+        ctx.cancel(pumpTimer);
+        pumpTimer = ctx.after(message.notBefore - ctx.now(), () => void pump());
+        return;
+      }
+      const payload = JSON.parse(message.payload) as Record<string, unknown>;
+      if (message.action !== 'StartTransaction') {
+        const id = await outbox.backendIdOf(message.transactionId);
+        if (id === undefined) {
+          logger.error({ action: message.action, transactionId: message.transactionId }, 'OCPP: dropped a queued message: its transaction never got an id from the central system');
+          await outbox.drop(message);
+          continue;
+        }
+        payload.transactionId = Number(id);
+      }
+      let answer: Record<string, unknown>;
+      try {
+        answer = await ctx.call(message.action, payload);
+      } catch (err) {
+        if (!ctx.isAccepted()) return; // offline: the message waits for the next connection
+        await refused(message, (err as Error).message);
+        continue;
+      }
+      await answered(message, answer);
+    }
+  }
+
+  async function refused(message: QueuedMessage, error: string): Promise<void> {
+    const attempts = message.attempts + 1;
+    if (attempts >= ctx.setting('OcppTransactionMessageAttempts')) {
+      logger.error({ action: message.action, attempts, error }, 'OCPP: gave up a transaction message the central system refused');
+      await outbox.drop(message);
+      return;
+    }
+    const waitMs = ctx.setting('OcppTransactionMessageRetryInterval') * 1000 * attempts;
+    logger.warn({ action: message.action, attempts, error, retryInS: waitMs / 1000 }, 'OCPP: the central system refused a transaction message; it is sent again');
+    await outbox.refused(message, ctx.now() + waitMs);
+  }
+
+  async function answered(message: QueuedMessage, answer: Record<string, unknown>): Promise<void> {
+    if (message.action !== 'StartTransaction') return outbox.answered(message);
+    const backendId = String(answer.transactionId);
+    await outbox.answered(message, backendId);
+    charging.setBackendTransactionId(message.transactionId, backendId);
+    const info = answer.idTagInfo as IdTagInfo;
+    const idTag = String((JSON.parse(message.payload) as { idTag: string }).idTag);
+    if (ctx.on('OcppAuthorizationCacheEnabled')) await auth.remember(idTag, info);
+    const running = charging.coreState()?.transaction?.transactionId === message.transactionId;
+    if (info.status !== 'Accepted' && running && ctx.on('OcppStopTransactionOnInvalidId')) {
+      logger.warn({ status: info.status }, 'OCPP: the central system did not accept the transaction\'s tag: stopping it');
+      charging.stopTransaction('DeAuthorized');
+    }
+  }
+
+  return {
+    pump,
+    /** Offline: no retry timer runs. */
+    pause: () => ctx.cancel(pumpTimer),
+    /** Waits until the queue is sent (or `ms` passed on the actor clock). */
+    async drain(ms: number): Promise<void> {
+      let timedOut = false;
+      const timer = ctx.after(ms, () => (timedOut = true));
+      while (!timedOut && ctx.isAccepted() && (await outbox.size()) > 0) {
+        await pump();
+        if ((await outbox.size()) > 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      ctx.cancel(timer);
+    },
+  };
+}
+
+export type QueueSender = ReturnType<typeof createQueueSender>;

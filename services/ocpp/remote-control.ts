@@ -1,0 +1,58 @@
+import type { CommandedStopReason } from '../../machines/charge-cycle.js';
+import type { ChargingSchedule } from './charging-schedule.js';
+import type { IncomingCalls, OcppContext } from './context.js';
+import { profileProblem, type ChargingProfile } from './smart-charging.js';
+import type { QueueSender } from './queue.js';
+
+/** A Reset waits at most this long for the queue (the StopTransaction) to be sent before the controller restarts. */
+export const RESET_DRAIN_MS = 10_000;
+
+/** The central system's commands to the charge point: remote start and stop, reset, unlock. */
+export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule, queue: QueueSender) {
+  const { charging, logger } = ctx;
+
+  function remoteStart(idTag: string, connectorId: number | undefined, profile: ChargingProfile | undefined): string {
+    const state = charging.coreState();
+    if (!state || (connectorId !== undefined && connectorId !== 1) || state.transaction) return 'Rejected';
+    const { ocppState: ocpp, authState } = state.system;
+    if (!['available', 'preparing', 'finishing'].includes(ocpp) || authState === 'authorized_for_charging') return 'Rejected';
+    if (profile && (profile.chargingProfilePurpose !== 'TxProfile' || profileProblem(1, profile, true))) return 'Rejected';
+    schedule.forNextTransaction(profile);
+    logger.info({}, 'OCPP: remote start');
+    charging.authorizeRemotely(idTag);
+    return 'Accepted';
+  }
+
+  function reset(reason: Extract<CommandedStopReason, 'HardReset' | 'SoftReset'>): string {
+    if (!ctx.restart) {
+      logger.warn({}, 'OCPP: Reset refused: this controller cannot restart itself here');
+      return 'Rejected';
+    }
+    const restart = ctx.restart;
+    logger.info({ reason }, 'OCPP: reset: the transaction stops, the controller restarts');
+    ctx.later(async () => {
+      if (charging.coreState()?.transaction) charging.stopTransaction(reason);
+      await charging.settled();
+      await queue.drain(RESET_DRAIN_MS);
+      restart();
+    });
+    return 'Accepted';
+  }
+
+  const calls: IncomingCalls = {
+    RemoteStartTransaction: (p) => ({ status: remoteStart(p.idTag, p.connectorId, p.chargingProfile) }),
+    RemoteStopTransaction: async (p) => {
+      const ok = (await schedule.activeBackendId()) === String(p.transactionId);
+      if (ok) charging.stopTransaction('Remote');
+      return { status: ok ? 'Accepted' : 'Rejected' };
+    },
+    Reset: (p) => ({ status: reset(p.type === 'Hard' ? 'HardReset' : 'SoftReset') }),
+    UnlockConnector: (p) => {
+      if (p.connectorId !== 1) return { status: 'NotSupported' };
+      if (charging.coreState()?.transaction) charging.stopTransaction('UnlockCommand');
+      return { status: 'Unlocked' };
+    },
+  };
+
+  return { calls };
+}
