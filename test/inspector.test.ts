@@ -177,7 +177,9 @@ describe('access: a session of role installer or higher', () => {
     const charge = res.json.charts.find((c: any) => c.systemId === 'chargeCycle');
     expect(charge.svg).toMatch(/^<svg/);
     expect(charge.svg).toContain('<g id="operative.session.transaction.underLoad.charging" class="node"');
-    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']));
+    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(
+      expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']),
+    );
     expect(res.json.simulator.faults).toContain('cp-short');
     const ticket = await h.http('POST', '/inspect/ticket', { session });
     expect(ticket.json).toEqual({ ticket: expect.stringMatching(/^[0-9a-f]{32}$/), expiresInS: TICKET_TTL_MS / 1000 });
@@ -294,13 +296,20 @@ describe('the event stream', () => {
     const suspend = edge('operative.session.transaction | always | suspends | operative.session.transaction.suspended');
     await h.sim('temperature', { celsius: 85 });
     await h.step(1_000);
-    await summary('suspended', (s) => s.state === 'Error' && s.ocppState === 'suspendedevse' && s.announcedA === null && s.messages.map((m: any) => m.errorCode).join() === 'OVERTEMPERATURE');
+    await summary(
+      'suspended',
+      (s) =>
+        s.state === 'Error' && s.ocppState === 'suspendedevse' && s.announcedA === null && s.messages.map((m: any) => m.errorCode).join() === 'OVERTEMPERATURE',
+    );
     await stream.waitFor('suspend edge', (m) => m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.transitions.join() === suspend);
     // The EV pauses meanwhile: that step takes no edge (suspended holds), so the suspension stays the latest.
     const before = stream.messages.length;
     await h.sim('pause');
     await h.step(50);
-    const paused = await stream.waitFor('pilot B', (m) => stream.messages.indexOf(m) >= before && m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.context.pilot === 'B');
+    const paused = await stream.waitFor(
+      'pilot B',
+      (m) => stream.messages.indexOf(m) >= before && m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.context.pilot === 'B',
+    );
     expect(paused.data.transitions).toEqual([suspend]);
     stream.close();
     await h.sim('temperature', { celsius: 25 });

@@ -200,7 +200,8 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       change(() => (ventilation = required));
     },
     setEvMaxCurrent(amps) {
-      if (typeof amps !== 'number' || !Number.isFinite(amps) || amps < 0 || amps > 80) throw new Error(`EV maximum current must be 0 to 80 A (got ${JSON.stringify(amps)})`);
+      if (typeof amps !== 'number' || !Number.isFinite(amps) || amps < 0 || amps > 80)
+        throw new Error(`EV maximum current must be 0 to 80 A (got ${JSON.stringify(amps)})`);
       change(() => (evMaxCurrentA = amps));
     },
     alternate(ms) {

@@ -785,7 +785,9 @@ function mapExpectation(method: 'POST' | 'PATCH', raw: string | Buffer, store: R
 async function expectStored(raw: string | Buffer, store: Record<string, string>): Promise<void> {
   const sent = (parsedBody(raw) as { value: Record<string, string> }).value;
   for (const [key, value] of Object.entries(sent)) {
-    expect(Object.hasOwn(store, key) ? store[key] : '<missing>', `pair ${JSON.stringify(key)} read back after ${short(JSON.stringify(String(raw)))}`).toBe(value);
+    expect(Object.hasOwn(store, key) ? store[key] : '<missing>', `pair ${JSON.stringify(key)} read back after ${short(JSON.stringify(String(raw)))}`).toBe(
+      value,
+    );
   }
 }
 
@@ -878,13 +880,18 @@ describe('authentication and methods', () => {
       ALL_METHODS.filter((m) => !ROUTES[route].methods[m === 'HEAD' ? 'GET' : m]).map((method) => ({ route, path, method })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...cases), fc.option(junkBody, { nil: undefined }), fc.option(queryString, { nil: undefined }), async (c, body, query) => {
-        const guard = await StateGuard.begin();
-        const path = query === undefined ? c.path : `${c.path}${c.path.includes('?') ? '&' : '?'}${query}`;
-        await probe({ route: c.route, method: c.method, path, body, expected: [400, 404] }, guard);
-        await guard.end();
-        await expectAlive();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...cases),
+        fc.option(junkBody, { nil: undefined }),
+        fc.option(queryString, { nil: undefined }),
+        async (c, body, query) => {
+          const guard = await StateGuard.begin();
+          const path = query === undefined ? c.path : `${c.path}${c.path.includes('?') ? '&' : '?'}${query}`;
+          await probe({ route: c.route, method: c.method, path, body, expected: [400, 404] }, guard);
+          await guard.end();
+          await expectAlive();
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -1026,12 +1033,16 @@ describe('query strings', () => {
   test('GET /v1/whitelist needs type=local exactly', async () => {
     const guard = await StateGuard.begin();
     await fc.assert(
-      fc.asyncProperty(fc.option(fc.oneof(queryValue, weirdString.map(enc)), { nil: undefined }), fc.option(queryString, { nil: undefined }), async (type, rest) => {
-        const query = [type === undefined ? '' : `type=${type}`, rest ?? ''].filter(Boolean).join('&');
-        fc.pre(query.length <= MAX_TARGET); // longer targets are refused before routing (see "regressions")
-        const expected = queryParams(query).get('type') === 'local' ? [200] : [400];
-        await probe({ route: 'whitelist', method: 'GET', path: `/v1/whitelist?${query}`, expected });
-      }),
+      fc.asyncProperty(
+        fc.option(fc.oneof(queryValue, weirdString.map(enc)), { nil: undefined }),
+        fc.option(queryString, { nil: undefined }),
+        async (type, rest) => {
+          const query = [type === undefined ? '' : `type=${type}`, rest ?? ''].filter(Boolean).join('&');
+          fc.pre(query.length <= MAX_TARGET); // longer targets are refused before routing (see "regressions")
+          const expected = queryParams(query).get('type') === 'local' ? [200] : [400];
+          await probe({ route: 'whitelist', method: 'GET', path: `/v1/whitelist?${query}`, expected });
+        },
+      ),
       { numRuns: RUNS },
     );
     await guard.end();
@@ -1154,7 +1165,9 @@ describe('request bodies', () => {
         command: fc.oneof(fc.constantFrom('delete', 'DELETE', 'clear', ''), wrongType),
         tags: fc.oneof(
           // Always one tag that does not exist, so a valid body deletes nothing.
-          fc.array(fc.record({ id: fc.oneof(weirdString, wrongType, fc.constantFrom(...SEED_TAG_IDS)) }), { maxLength: 3 }).map((t) => [...t, { id: 'no-such-tag' }]),
+          fc
+            .array(fc.record({ id: fc.oneof(weirdString, wrongType, fc.constantFrom(...SEED_TAG_IDS)) }), { maxLength: 3 })
+            .map((t) => [...t, { id: 'no-such-tag' }]),
           wrongType,
         ),
       },
@@ -1210,7 +1223,15 @@ describe('request bodies', () => {
       .filter((p) => p.route !== 'logout' && p.route !== 'login')
       .flatMap(({ route, path }) => ['GET', 'DELETE'].filter((m) => ROUTES[route].methods[m]).map((method) => ({ route, path, method })))
       // DELETE on the seed user or key would rightly delete it: only on missing ones.
-      .map((c) => (c.method !== 'DELETE' ? c : c.route === 'user' ? { ...c, path: '/v1/users/00000000-0000-4000-8000-000000000000' } : c.route === 'mapKey' ? { ...c, path: '/v1/map/no-such-key' } : c))
+      .map((c) =>
+        c.method !== 'DELETE'
+          ? c
+          : c.route === 'user'
+            ? { ...c, path: '/v1/users/00000000-0000-4000-8000-000000000000' }
+            : c.route === 'mapKey'
+              ? { ...c, path: '/v1/map/no-such-key' }
+              : c,
+      )
       .filter((c) => !(c.route === 'whitelist' && c.method === 'DELETE'));
     const contentType = fc.constantFrom(
       'application/json',
@@ -1233,7 +1254,14 @@ describe('request bodies', () => {
   });
 
   test('content types other than JSON on the write endpoints', async () => {
-    const contentType = fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', '', 'application/jsonx');
+    const contentType = fc.constantFrom(
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-16',
+      '',
+      'application/jsonx',
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(
@@ -1263,14 +1291,20 @@ describe('length limits', () => {
       fc.asyncProperty(sizedFrom([1, 254, 255, 256, 257], GOOD_UNITS), sizedFrom([1, 255, 256], GOOD_UNITS), async (name, newName) => {
         const guard = await StateGuard.begin();
         const ok = chars(name) <= 255;
-        const created = await probe({ route: 'users', method: 'POST', path: '/v1/users', body: stringify({ userName: name }), expected: ok ? [201] : [400] }, guard);
+        const created = await probe(
+          { route: 'users', method: 'POST', path: '/v1/users', body: stringify({ userName: name }), expected: ok ? [201] : [400] },
+          guard,
+        );
         if (!ok) return;
         expect(created.json.userName).toBe(name);
         const id = created.json.userId as string;
         const read = await probe({ route: 'user', method: 'GET', path: `/v1/users/${id}`, expected: [200] });
         expect(read.json).toEqual({ userId: id, userName: name });
         const okNew = chars(newName) <= 255;
-        await probe({ route: 'user', method: 'PATCH', path: `/v1/users/${id}`, body: stringify({ userName: newName }), expected: okNew ? [200] : [400] }, guard);
+        await probe(
+          { route: 'user', method: 'PATCH', path: `/v1/users/${id}`, body: stringify({ userName: newName }), expected: okNew ? [200] : [400] },
+          guard,
+        );
         const reread = await probe({ route: 'user', method: 'GET', path: `/v1/users/${id}`, expected: [200] });
         expect(reread.json.userName).toBe(okNew ? newName : name);
         await probe({ route: 'user', method: 'DELETE', path: `/v1/users/${id}`, expected: [204] }, guard);
@@ -1284,23 +1318,28 @@ describe('length limits', () => {
   test('key/value pairs: keys of 256 and values of 1000 characters are stored as sent, 257 and 1001 refused', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(sizedFrom([1, 255, 256, 257], GOOD_UNITS), sizedFrom([0, 999, 1000, 1001], GOOD_UNITS), sizedFrom([1, 1000, 1001], GOOD_UNITS), async (keyBase, value, newValue) => {
-        // A prefix unique to this run keeps the key new (and clear of dot segments); the length stays the same.
-        const prefix = `t${(n++).toString(36)}~`;
-        const key = prefix + [...keyBase].slice(prefix.length).join('');
-        const guard = await StateGuard.begin();
-        const ok = chars(key) <= 256 && chars(value) <= 1000;
-        await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: value }), expected: ok ? [201] : [400] }, guard);
-        if (!ok) return;
-        const path = `/v1/map/${enc(key)}`;
-        expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: value });
-        await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: 'again' }), expected: [409] }, guard);
-        const okNew = chars(newValue) <= 1000;
-        await probe({ route: 'map', method: 'PATCH', path: '/v1/map', body: stringify({ [key]: newValue }), expected: okNew ? [200] : [400] }, guard);
-        expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: okNew ? newValue : value });
-        await probe({ route: 'mapKey', method: 'DELETE', path, expected: [204] }, guard);
-        await probe({ route: 'mapKey', method: 'GET', path, expected: [404] });
-      }),
+      fc.asyncProperty(
+        sizedFrom([1, 255, 256, 257], GOOD_UNITS),
+        sizedFrom([0, 999, 1000, 1001], GOOD_UNITS),
+        sizedFrom([1, 1000, 1001], GOOD_UNITS),
+        async (keyBase, value, newValue) => {
+          // A prefix unique to this run keeps the key new (and clear of dot segments); the length stays the same.
+          const prefix = `t${(n++).toString(36)}~`;
+          const key = prefix + [...keyBase].slice(prefix.length).join('');
+          const guard = await StateGuard.begin();
+          const ok = chars(key) <= 256 && chars(value) <= 1000;
+          await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: value }), expected: ok ? [201] : [400] }, guard);
+          if (!ok) return;
+          const path = `/v1/map/${enc(key)}`;
+          expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: value });
+          await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: 'again' }), expected: [409] }, guard);
+          const okNew = chars(newValue) <= 1000;
+          await probe({ route: 'map', method: 'PATCH', path: '/v1/map', body: stringify({ [key]: newValue }), expected: okNew ? [200] : [400] }, guard);
+          expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: okNew ? newValue : value });
+          await probe({ route: 'mapKey', method: 'DELETE', path, expected: [204] }, guard);
+          await probe({ route: 'mapKey', method: 'GET', path, expected: [404] });
+        },
+      ),
       { numRuns: RUNS },
     );
     await expectAlive();
@@ -1309,21 +1348,38 @@ describe('length limits', () => {
   test('whitelist entries: ids and names of up to 255 characters are stored as sent and deletable by ids', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(sizedFrom([1, 100, 255, 256], GOOD_UNITS), sizedFrom([1, 255, 256], GOOD_UNITS), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (idBase, name, number) => {
-        const prefix = `w${(n++).toString(36)}~`;
-        const id = prefix + [...idBase].slice(prefix.length).join('');
-        const tag: Tag = { id, tagType: 'EVCCID', number, name, userid: seedUsers[1]!, priority: 'NORMAL' };
-        const guard = await StateGuard.begin();
-        // The spec sets no length for ids and names; up to 255 characters must be fine, beyond that it may refuse.
-        const ok = chars(id) <= 255 && chars(name) <= 255;
-        const res = await probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [tag] }), expected: ok ? [200] : [200, 400] }, guard);
-        if (res.status !== 200) return;
-        const tags = (await probe({ route: 'whitelist', method: 'GET', path: '/v1/whitelist?type=local', expected: [200] })).json.tags as Tag[];
-        expect(tags.find((t) => t.id === id)).toEqual(tag);
-        await probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id }] }), expected: [400] }, guard);
-        await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [204] }, guard);
-        await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [404] }, guard);
-      }),
+      fc.asyncProperty(
+        sizedFrom([1, 100, 255, 256], GOOD_UNITS),
+        sizedFrom([1, 255, 256], GOOD_UNITS),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (idBase, name, number) => {
+          const prefix = `w${(n++).toString(36)}~`;
+          const id = prefix + [...idBase].slice(prefix.length).join('');
+          const tag: Tag = { id, tagType: 'EVCCID', number, name, userid: seedUsers[1]!, priority: 'NORMAL' };
+          const guard = await StateGuard.begin();
+          // The spec sets no length for ids and names; up to 255 characters must be fine, beyond that it may refuse.
+          const ok = chars(id) <= 255 && chars(name) <= 255;
+          const res = await probe(
+            {
+              route: 'whitelist',
+              method: 'POST',
+              path: '/v1/whitelist',
+              body: stringify({ type: 'local', command: 'add', tags: [tag] }),
+              expected: ok ? [200] : [200, 400],
+            },
+            guard,
+          );
+          if (res.status !== 200) return;
+          const tags = (await probe({ route: 'whitelist', method: 'GET', path: '/v1/whitelist?type=local', expected: [200] })).json.tags as Tag[];
+          expect(tags.find((t) => t.id === id)).toEqual(tag);
+          await probe(
+            { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id }] }), expected: [400] },
+            guard,
+          );
+          await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [204] }, guard);
+          await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [404] }, guard);
+        },
+      ),
       { numRuns: RUNS },
     );
     await expectAlive();
@@ -1380,7 +1436,11 @@ describe('all or nothing', () => {
       fc.stringMatching(/^missing-[a-z0-9]{4}$/).map((id): Bad => ({ command: 'edit', entry: { id }, expected: [404] })),
       fc
         .tuple(fc.constantFrom<'add' | 'edit'>('add', 'edit'), badField)
-        .map(([command, [field, value]]): Bad => ({ command, entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value }, expected: [400] })),
+        .map(([command, [field, value]]): Bad => ({
+          command,
+          entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value },
+          expected: [400],
+        })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(freshTag, { minLength: 1, maxLength: 3 }), bad, fc.nat(), fc.boolean(), async (fresh, b, at, duplicate) => {
@@ -1393,7 +1453,13 @@ describe('all or nothing', () => {
         if (duplicate) tags.push({ ...good[0]! }); // a repeated id is a bad entry too
         const guard = await StateGuard.begin();
         const res = await probe(
-          { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: b.command, tags }), expected: duplicate ? [400, 404] : b.expected },
+          {
+            route: 'whitelist',
+            method: 'POST',
+            path: '/v1/whitelist',
+            body: stringify({ type: 'local', command: b.command, tags }),
+            expected: duplicate ? [400, 404] : b.expected,
+          },
           guard,
         );
         expect(res.status).toBeGreaterThanOrEqual(400);
@@ -1485,7 +1551,13 @@ describe('regressions', () => {
   test('POST /v1/whitelist add with two ids that differ only in lone surrogates is refused with 400 (not a 500 from the database)', async () => {
     const guard = await StateGuard.begin();
     await probe(
-      { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: '{"type":"local","command":"add","tags":[{"id":"\\ud800"},{"id":"\\udc00"}]}', expected: [400] },
+      {
+        route: 'whitelist',
+        method: 'POST',
+        path: '/v1/whitelist',
+        body: '{"type":"local","command":"add","tags":[{"id":"\\ud800"},{"id":"\\udc00"}]}',
+        expected: [400],
+      },
       guard,
     );
     await expectAlive();
@@ -1512,7 +1584,13 @@ describe('regressions', () => {
     {
       what: 'whitelist name with a lone surrogate',
       write: () =>
-        probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id: 'lone-name', name: 'a\ud800' }] }), expected: [400] }),
+        probe({
+          route: 'whitelist',
+          method: 'POST',
+          path: '/v1/whitelist',
+          body: stringify({ type: 'local', command: 'add', tags: [{ id: 'lone-name', name: 'a\ud800' }] }),
+          expected: [400],
+        }),
     },
   ];
 
@@ -1549,7 +1627,14 @@ describe('login and logout', () => {
   test('GET /v1/login answers a fresh token whatever the query and body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.option(queryString, { nil: undefined }), fc.option(junkBody, { nil: undefined }), fc.boolean(), async (query, body, withSession) => {
-        const res = await probe({ route: 'login', method: 'GET', path: query === undefined ? '/v1/login' : `/v1/login?${query}`, body, auth: withSession ? undefined : null, expected: [200] });
+        const res = await probe({
+          route: 'login',
+          method: 'GET',
+          path: query === undefined ? '/v1/login' : `/v1/login?${query}`,
+          body,
+          auth: withSession ? undefined : null,
+          expected: [200],
+        });
         expect(res.json.token).toMatch(/^.{32}$/);
       }),
       { numRuns: 50 },

@@ -28,7 +28,13 @@ describe('a whole charge through the API and the simulator', () => {
       ambientTemp: 25,
     });
     await c.act('plug');
-    expect(await c.state()).toMatchObject({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing', connectionState: 'vehicle_connected_type2', type2State: 'b' });
+    expect(await c.state()).toMatchObject({
+      systemState: 'wait_for_auth',
+      authState: 'wait_for_auth',
+      ocppState: 'preparing',
+      connectionState: 'vehicle_connected_type2',
+      type2State: 'b',
+    });
     expect((await c.view()).hmi).toBe('Waiting for authorization');
 
     const beepsBefore = await c.beeps();
@@ -367,7 +373,8 @@ const IN_TRANSACTION = new Set(['ready', 'charging', 'evPaused', 'pausing', 'evs
 describe('faults and unavailability from every state', () => {
   for (const [name, reach] of Object.entries(REACH)) {
     const suspends = IN_TRANSACTION.has(name);
-    it(`${name}: overtemperature → ${suspends ? 'error/suspendedevse, the transaction goes on' : 'error/faulted'} (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
+    const outcome = suspends ? 'error/suspendedevse, the transaction goes on' : 'error/faulted';
+    it(`${name}: overtemperature → ${outcome} (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
       const c = await charger();
       await reach(c);
       await c.step(2000); // past `Reading card`
@@ -375,7 +382,9 @@ describe('faults and unavailability from every state', () => {
       const expectedCompleted = (await c.api('GET', '/v1/transactions')).json.length + (before.transaction ? 1 : 0);
       await c.sim('temperature', { celsius: 85 });
       await c.step(1000);
-      expect(brief(await c.state())).toEqual(suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging']);
+      expect(brief(await c.state())).toEqual(
+        suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging'],
+      );
       expect((await c.view()).plant).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: suspends });
       expect(await codes(c)).toEqual(['OVERTEMPERATURE']);
       expect((await c.view()).hmi).toBe('Error');

@@ -123,7 +123,8 @@ describe('graceful stop', () => {
    * and its temperature reading, answered during the stop, raises a fault the charge cycle would act on.
    */
   for (const inFlight of [false, true]) {
-    it(`outputs made safe once and never commanded again, devices closed after their reads, no poll after it${inFlight ? ' (a poll in flight)' : ''}`, async () => {
+    const polling = inFlight ? ' (a poll in flight)' : '';
+    it(`outputs made safe once and never commanded again, devices closed after their reads, no poll after it${polling}`, async () => {
       const timeline: string[] = [];
       let holding = false;
       let release!: () => void;
@@ -185,8 +186,12 @@ describe('graceful stop', () => {
     expect(plant.contactor.commanded()).toBe(false);
     const text = await c.h.controller.metrics.text();
     const sample = (series: string) => text.split('\n').find((l) => l.startsWith(`${series} `));
-    expect(sample('safety_reaction_seconds_count{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_seconds_count{reaction="contactor_open_on_pause"} 1');
-    expect(sample('safety_reaction_max_seconds{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_max_seconds{reaction="contactor_open_on_pause"} 0.01');
+    expect(sample('safety_reaction_seconds_count{reaction="contactor_open_on_pause"}')).toBe(
+      'safety_reaction_seconds_count{reaction="contactor_open_on_pause"} 1',
+    );
+    expect(sample('safety_reaction_max_seconds{reaction="contactor_open_on_pause"}')).toBe(
+      'safety_reaction_max_seconds{reaction="contactor_open_on_pause"} 0.01',
+    );
   });
 });
 
@@ -245,7 +250,11 @@ describe('the state the core sends', () => {
     await c.step(5 * POLL_INTERVAL_MS);
     const { plant } = await c.view();
     expect(plant.energyWh).toBeGreaterThan(10);
-    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA });
+    expect(c.h.controller.charging.coreState()?.meter).toEqual({
+      energyWh: Math.round(plant.energyWh),
+      powerW: Math.round(plant.powerW),
+      currentsA: plant.currentsA,
+    });
   });
 });
 

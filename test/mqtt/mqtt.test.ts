@@ -2,7 +2,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { backoffMs } from '../../machines/mqtt.js';
 import { ENTITIES } from '../../services/mqtt/discovery.js';
 import { KNOWN, startCharger, type Charger } from '../charging/scenario.js';
-import { BROKER_KIND, BROKER_PASSWORD, BROKER_USER, observe, retained, startBroker, startProxy, TLS_CA_FILE, type Observer, type Proxy, type Received, type TestBroker } from './broker.js';
+import {
+  BROKER_KIND,
+  BROKER_PASSWORD,
+  BROKER_USER,
+  observe,
+  retained,
+  startBroker,
+  startProxy,
+  TLS_CA_FILE,
+  type Observer,
+  type Proxy,
+  type Received,
+  type TestBroker,
+} from './broker.js';
 
 /**
  * The MQTT link against a real broker on a real TCP port: aedes in this process by default, Debian's mosquitto with
@@ -70,7 +83,8 @@ async function connect(extra: Record<string, unknown> = {}) {
 
 const t = (topic: string) => `${BASE}/${topic}`;
 const json = (m: Received) => JSON.parse(m.payload);
-const waitTopic = (topic: string, payload: string, from = 0) => o.waitFor((m) => m.topic === t(topic) && m.payload === payload, { from, what: `${topic} = ${payload}` });
+const waitTopic = (topic: string, payload: string, from = 0) =>
+  o.waitFor((m) => m.topic === t(topic) && m.payload === payload, { from, what: `${topic} = ${payload}` });
 
 /** Sends a command and resolves with its result. */
 async function command(name: string, payload: string) {
@@ -166,12 +180,18 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect(refusedByApi.status).toBe(400);
     expect(await command('MaxCurrent', '40')).toEqual({ command: 'MaxCurrent', success: false, cause: `"MaxCurrent" ${refusedByApi.json.params[0].cause}` });
     expect(await command('MaxCurrent', '10.5')).toMatchObject({ success: false, cause: '"MaxCurrent" must be an integer' });
-    expect(await command('ChargingEnabled', '2')).toMatchObject({ success: false, cause: expect.stringContaining('"ChargingEnabled" must be one of 0 (Off), 1 (On)') });
+    expect(await command('ChargingEnabled', '2')).toMatchObject({
+      success: false,
+      cause: expect.stringContaining('"ChargingEnabled" must be one of 0 (Off), 1 (On)'),
+    });
     expect(await command('MaxCurrent', 'ten')).toMatchObject({ success: false, cause: 'The payload must be a JSON value, such as 16 or 1' });
     expect(await command('MaxCurrent', '1'.repeat(300))).toMatchObject({ success: false, cause: 'The payload is longer than 256 bytes' });
     expect(await command('Phases', '1')).toMatchObject({ success: false, cause: expect.stringContaining('Unknown command "Phases"') });
     expect(await command('LoadLimit', '10')).toMatchObject({ success: false, cause: 'Load limits over MQTT are off (setting MqttLoadManagement)' });
-    expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([{ MaxCurrent: 10 }, { ChargingEnabled: { value: 1, label: 'On' } }]);
+    expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([
+      { MaxCurrent: 10 },
+      { ChargingEnabled: { value: 1, label: 'On' } },
+    ]);
 
     // The charge cycle follows: the PWM announces 10 A; disabling ends the charge.
     await c.act('plug');
@@ -318,7 +338,10 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
       // Every state topic a config names is published.
       expect(o.last(config.state_topic), e.object).toBeDefined();
       const expected: Record<string, Record<string, unknown>> = {
-        system_state: { device_class: 'enum', options: ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'] },
+        system_state: {
+          device_class: 'enum',
+          options: ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'],
+        },
         power: { device_class: 'power', state_class: 'measurement', unit_of_measurement: 'W' },
         session_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
         meter_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
@@ -355,7 +378,8 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     // Control off: the command entities are withdrawn, the others stay.
     from = o.messages.length;
     await patch({ MqttControl: 0 });
-    for (const object of ['charging_enabled', 'max_current', 'load_limit']) await o.waitFor((m) => m.topic.endsWith(`/${object}/config`) && m.payload === '', { from, what: `${object} withdrawn` });
+    for (const object of ['charging_enabled', 'max_current', 'load_limit'])
+      await o.waitFor((m) => m.topic.endsWith(`/${object}/config`) && m.payload === '', { from, what: `${object} withdrawn` });
     expect(o.messages.slice(from).find((m) => m.topic.endsWith('/power/config'))?.payload).not.toBe('');
 
     // Discovery off: everything withdrawn (empty retained messages); Home Assistant's online then announces nothing.
@@ -408,7 +432,14 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
   });
 
   test('user, write-only password, client id, base topic, QoS and retain; a wrong password is refused by the broker', async () => {
-    await patch({ MqttUsername: BROKER_USER, MqttPassword: 'wrong-password-1', MqttClientId: 'wallbox-garage', MqttBaseTopic: 'home/garage/wallbox', MqttQos: 2, MqttRetain: 0 });
+    await patch({
+      MqttUsername: BROKER_USER,
+      MqttPassword: 'wrong-password-1',
+      MqttClientId: 'wallbox-garage',
+      MqttBaseTopic: 'home/garage/wallbox',
+      MqttQos: 2,
+      MqttRetain: 0,
+    });
     await patch({ MqttEnabled: 1, MqttUrl: proxy.url });
     await until('refused', () => mqttState().connection === 'waiting');
     expect(c.h.logs.join('')).toMatch(/MQTT: connection failed/);
