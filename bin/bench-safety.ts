@@ -209,7 +209,7 @@ export async function benchSafety(root: string): Promise<boolean> {
   {
     const t0 = performance.now();
     const res = await fetch(`${base}/v1/transactions`, { headers: { authorization: session } });
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let first = NaN;
     let bytes = 0;
     for (;;) {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { nextPageTurn, type Database, type WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request, type ClientRequest } from 'node:http';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../api/inspect/page.js';
 import { IMPORT_MAP_HASH } from '../api/web/vendor.js';
@@ -33,14 +33,13 @@ interface Stream {
 /** Opens GET `path` and reads it as a server-sent event stream. */
 function openStream(port: number, path: string, from?: string): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    let req: ClientRequest;
     let raw = '';
     let buffer = '';
     const messages: SseMessage[] = [];
     const waiters = new Set<() => void>();
     let endResponse!: () => void;
     const ended = new Promise<void>((r) => (endResponse = r));
-    req = request({ host: '127.0.0.1', port, path, localAddress: from, agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, localAddress: from, agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         raw += chunk;

@@ -95,7 +95,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
   const { now } = opts;
   const phases = opts.phases ?? 3;
   const voltageV = opts.voltageV ?? 230;
-  if (phases !== 1 && phases !== 3) throw new RangeError(`phases must be 1 or 3 (got ${phases})`);
+  if (phases !== 1 && phases !== 3) throw new RangeError(`phases must be 1 or 3 (got ${phases as number})`);
   if (!Number.isFinite(voltageV) || voltageV <= 0) throw new RangeError(`voltage must be a positive number of volts (got ${voltageV})`);
 
   let vehicle: SimVehicle = 'unplugged';

@@ -174,6 +174,7 @@ describe('charge cycle: faults and disabling come first, in every state', () => 
     }
     // An unsafe fault while suspended ends the transaction: the enclosing rule is reached once suspended's no longer holds.
     const steps = m.send({ type: 'PILOT', level: 'e' });
-    expect(steps.slice(1).map((s) => s.transitions.map((t) => `${t.source} [${t.guard}] → ${t.targets}`))).toEqual([['operative [blocked] → faulted']]);
+    const taken = steps.slice(1).map((s) => s.transitions.map((t) => `${t.source} [${t.guard}] → ${t.targets.join(',')}`));
+    expect(taken).toEqual([['operative [blocked] → faulted']]);
   });
 });

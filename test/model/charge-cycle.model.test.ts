@@ -163,7 +163,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
       const e = event as any;
       if (e.type === 'PILOT') return `CP ${e.level.toUpperCase()}`;
       if (e.type === 'TAG') return `tag ${e.id}`;
-      if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${Object.values(e.settings)[0]}`;
+      if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${String(Object.values(e.settings)[0])}`;
       if (e.type === 'LOAD_LIMIT') return `limit ${e.amps}`;
       if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
       if (e.type === 'STOP') return 'remote stop';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { CMD, Pn532Driver, Pn532Error } from '../../drivers/pn532/driver.js';
 import { ACK_FRAME, encodeFrame, TFI_HOST, WAKE_UP } from '../../drivers/pn532/frame.js';
 import { createPn532Reader, parseInListResponse } from '../../drivers/pn532/reader.js';
-import { createSimulatedPn532, PHONE_APDU_TIMEOUT_MS, PHONE_POLL_MS, type SimulatedPn532, type SimulatedPhone } from '../../drivers/pn532/sim.js';
+import { createSimulatedPn532, PHONE_APDU_TIMEOUT_MS, PHONE_POLL_MS, type SimulatedPhone } from '../../drivers/pn532/sim.js';
 import { ManualClock, settle } from '../clock.js';
 
 /**
