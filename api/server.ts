@@ -46,7 +46,8 @@ export function listen(fetch: Fetch, port: number, host: string): Promise<HttpSe
     const listener = getRequestListener((request, env) => fetch(request, env as Bindings), { errorHandler: answerUnroutableRequest });
     // Node's own check of the Host header answers an empty 400; the listener's check answers ours. (Every request
     // needs a Host header, as HTTP/1.1 requires.)
-    const server = createServer({ requireHostHeader: false }, listener);
+    // The listener answers its own errors (errorHandler above, a 500 otherwise): its promise never rejects.
+    const server = createServer({ requireHostHeader: false }, (req, res) => void listener(req, res));
     server.on('clientError', answerMalformedRequest);
     server.once('error', reject);
     server.listen(port, host);

@@ -62,8 +62,13 @@ async function main(): Promise<void> {
     );
   };
   const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
-  const restart = policy === 'process' ? inProcess : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
-  if (!restart) logger.info({ hardware: config.hardware }, 'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process');
+  const restart =
+    policy === 'process' ? inProcess : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
+  if (!restart)
+    logger.info(
+      { hardware: config.hardware },
+      'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process',
+    );
   let controller = await startController({ config, logger, ...(restart ? { restart } : {}) });
   notify('READY=1');
 

@@ -61,7 +61,7 @@ function keepPreparedStatements(): void {
   const prepare = prototype.prepare;
   prototype.prepare = function (this: Libsql.Database, source: string) {
     let kept = statementsOf.get(this);
-    if (!kept) statementsOf.set(this, (kept = new Map()));
+    if (!kept) statementsOf.set(this, (kept = new Map<string, Libsql.Statement>()));
     const statement = kept.get(source);
     kept.delete(source);
     if (statement) {

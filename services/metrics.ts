@@ -17,7 +17,9 @@ export function createMetrics(mainLoop: LoopDelayMonitor) {
 
   const reactions = new client.Histogram({
     name: 'safety_reaction_seconds',
-    help: "Safety reactions of the charge-point core: from the hardware's reading changing to the output commanded (power_cut: how late after its 6 s deadline)",
+    help:
+      "Safety reactions of the charge-point core: from the hardware's reading changing to the output commanded " +
+      '(power_cut: how late after its 6 s deadline)',
     labelNames: ['reaction'],
     buckets: REACTION_BUCKETS,
     registers: [registry],

@@ -29,7 +29,12 @@ export interface NetworkSettings {
 export function networkSettingsOf(settings: { get(key: string): unknown }): NetworkSettings {
   const lan: NetworkSettings['lan'] =
     settings.get('LanMode') === 1
-      ? { mode: 'static', address: String(settings.get('LanIpAddress')), netmask: String(settings.get('LanNetmask')), gateway: String(settings.get('LanGateway')) }
+      ? {
+          mode: 'static',
+          address: String(settings.get('LanIpAddress')),
+          netmask: String(settings.get('LanNetmask')),
+          gateway: String(settings.get('LanGateway')),
+        }
       : { mode: 'dhcp' };
   return { lan, gsm: { enabled: settings.get('GsmEnabled') === 1, apn: String(settings.get('GsmApn')) } };
 }
@@ -86,7 +91,20 @@ export function nmcliPlan(wanted: NetworkSettings, current: { lan: Profile | nul
       : { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' };
   const changes = (profile: Profile, now: Profile | null) => Object.entries(profile).filter(([key, value]) => now?.[key] !== value).flat();
   if (!current.lan) {
-    plan.push(['connection', 'add', 'type', 'ethernet', 'ifname', LAN_DEVICE, 'con-name', LAN_PROFILE, 'connection.autoconnect', 'yes', 'connection.autoconnect-priority', LAN_PRIORITY]);
+    plan.push([
+      'connection',
+      'add',
+      'type',
+      'ethernet',
+      'ifname',
+      LAN_DEVICE,
+      'con-name',
+      LAN_PROFILE,
+      'connection.autoconnect',
+      'yes',
+      'connection.autoconnect-priority',
+      LAN_PRIORITY,
+    ]);
   }
   const lanChanges = changes(lan, current.lan);
   if (lanChanges.length) {

@@ -54,7 +54,13 @@ describe('/v1/accounts', () => {
         ['DELETE', '/v1/accounts/viewer'],
       ] as const) {
         const res = await as(who, method, path, body);
-        expect([who, method, path, res.status, res.json]).toEqual([who, method, path, 403, { success: false, cause: 'Managing accounts needs a session of role installer or higher' }]);
+        expect([who, method, path, res.status, res.json]).toEqual([
+          who,
+          method,
+          path,
+          403,
+          { success: false, cause: 'Managing accounts needs a session of role installer or higher' },
+        ]);
       }
     }
     expect(await names()).toContain('viewer:user');

@@ -147,10 +147,16 @@ describe('logins under attack (issue 14 item 1)', () => {
       // Superseded: a second GET /v1/login replaced it.
       const first = await token('127.0.0.4');
       await token('127.0.0.4');
-      const superseded = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, first) }, from: '127.0.0.4' });
+      const superseded = await h.http('POST', '/v1/login', {
+        body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, first) },
+        from: '127.0.0.4',
+      });
       expect(superseded.status).toBe(401);
       // Unknown: none was issued to this address (nor any since the last attempt).
-      const unknown = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, 'f'.repeat(32)) }, from: '127.0.0.4' });
+      const unknown = await h.http('POST', '/v1/login', {
+        body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, 'f'.repeat(32)) },
+        from: '127.0.0.4',
+      });
       expect(unknown.status).toBe(401);
     }
     // Spent: replaying the token of a successful login.
@@ -170,7 +176,9 @@ describe('logins under attack (issue 14 item 1)', () => {
     const res = await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.5' });
     expect(res.status).toBe(200);
     // And still valid for exactly one attempt, from its own address.
-    expect((await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.5' })).status).toBe(401);
+    expect(
+      (await h.http('POST', '/v1/login', { body: { username: 'operator', password: loginProof(OPERATOR_PASSWORD, mine) }, from: '127.0.0.5' })).status,
+    ).toBe(401);
   });
 
   test(`password guessing is bounded: ${MAX_FAILED_LOGINS} failed checks a minute per address (sliding), others unaffected`, async () => {
