@@ -63,7 +63,7 @@ export interface BodyIntake {
    * Runs once the whole body is in, before anything uses it: throws when the request may no longer take effect
    * (its session ended while the body arrived).
    */
-  received?: (c: AppContext) => void;
+  received?: (c: AppContext) => void | Promise<void>;
 }
 
 /** The intakes of requests with a session and without one, each with its own budget. */
@@ -184,7 +184,7 @@ export async function readJson(c: AppContext, limit?: number): Promise<BodyResul
   if (!intake) throw new Error(`No body intake for ${c.req.path}: register the route through the Router (api/app.ts)`);
   const bytes = await receive(c, intake, Math.min(limit ?? intake.limit, intake.limit));
   if (bytes !== null && !(bytes instanceof Uint8Array)) return bytes;
-  intake.received?.(c);
+  await intake.received?.(c);
   const empty = { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' } as const;
   if (bytes === null) return empty;
   let text: string;
