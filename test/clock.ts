@@ -43,11 +43,6 @@ export class ManualClock implements Clock {
     return this.timers.length;
   }
 
-  /** What the armed timers would call (their functions' names), for a test that expects none. */
-  pendingTimers(): string[] {
-    return this.timers.map((t) => `${t.fn.name || 'anonymous'} in ${t.due - this.time} ms`);
-  }
-
   private takeDue(until: number): Timer | undefined {
     let next: Timer | undefined;
     for (const t of this.timers) if (t.due <= until && (!next || t.due < next.due || (t.due === next.due && t.seq < next.seq))) next = t;
