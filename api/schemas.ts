@@ -117,4 +117,7 @@ export const AccountBody = v.strictObject(
 /** PATCH /v1/accounts/{username} (extension). */
 export const AccountRoleBody = v.strictObject({ role: RoleName }, 'The body must be an object {"role": string}');
 /** POST /v1/accounts/{username}/password (extension): `{}` or no body generates one. */
-export const AccountPasswordBody = v.strictObject({ password: v.optional(PasswordText) }, 'The body must be an object {"password"?: string}');
+export const AccountPasswordBody = v.strictObject(
+  { password: v.optional(PasswordText), currentPassword: v.optional(v.string('currentPassword must be a string')) },
+  'The body must be an object {"password"?: string, "currentPassword"?: string}',
+);

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Bindings, Fetch } from './types.js';
-import { INTERNAL_ERROR_CAUSE, operationFailedText } from './errors.js';
+import { INTERNAL_ERROR_CAUSE, NO_SNIFF, operationFailedText } from './errors.js';
 
 export interface HttpServer {
   /** The port actually bound (differs from the requested one when that was 0). */
@@ -26,7 +26,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
       : 'Malformed HTTP request';
   const body = operationFailedText(cause);
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -37,7 +37,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
 function answerUnroutableRequest(err: unknown): Response {
   const [status, cause] =
     err instanceof RequestError ? [400, `Malformed HTTP request: ${err.message}`] : [500, INTERNAL_ERROR_CAUSE];
-  return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json', ...NO_SNIFF } });
 }
 
 /** Serves the API over HTTP on `host:port`; resolves once listening. */
