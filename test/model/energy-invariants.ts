@@ -164,25 +164,36 @@ export class SiteMembershipSpec {
   private connectedAt: number | null = null;
   private lostAt: number | null = 0;
   private silent = false;
+  /** The join time of the join under way (a changed setting applies from the next join). */
+  private joinMs: number;
 
-  constructor(private readonly rules: SiteRules, connected = false) {
+  private readonly rules: SiteRules;
+
+  constructor(rules: SiteRules, connected = false) {
+    this.rules = { ...rules };
+    this.joinMs = rules.joinMs;
     if (connected) {
       this.connectedAt = 0;
       this.lostAt = null;
     }
   }
 
+  /** The join time setting changed. */
+  joinTime(ms: number): void {
+    this.rules.joinMs = ms;
+  }
+
   site(on: boolean, at: number): void {
     if (on && !this.on) {
-      // Turned on: a charger without the broker counts its loss from now.
+      // Turned on: a charger without the broker counts its loss from now, one with it joins from now.
       if (this.connectedAt === null) this.lostAt = at;
-      else this.connectedAt = at;
+      else [this.connectedAt, this.joinMs] = [at, this.rules.joinMs];
     }
     this.on = on;
   }
 
   connection(up: boolean, at: number): void {
-    if (up && this.connectedAt === null) [this.connectedAt, this.lostAt] = [at, null];
+    if (up && this.connectedAt === null) [this.connectedAt, this.lostAt, this.joinMs] = [at, null, this.rules.joinMs];
     if (!up && this.connectedAt !== null) [this.connectedAt, this.lostAt] = [null, at];
   }
 
@@ -201,10 +212,10 @@ export class SiteMembershipSpec {
       const lostFor = at - this.lostAt!;
       const expected = lostFor >= this.rules.reserveMs ? 'pause' : 'safe';
       if (rule !== expected) broken.push(`broker lost for ${lostFor} ms: ${rule} instead of ${expected}`);
-    } else if (at - this.connectedAt < this.rules.joinMs) {
+    } else if (at - this.connectedAt < this.joinMs) {
       if (rule !== 'safe') broken.push(`joining for ${at - this.connectedAt} ms: ${rule} instead of the safe share`);
     } else if (rule !== 'share') broken.push(`a member with the broker: ${rule} instead of the computed share`);
-    const mayRaise = this.connectedAt !== null && at - this.connectedAt >= this.rules.joinMs && !this.silent;
+    const mayRaise = this.connectedAt !== null && at - this.connectedAt >= this.joinMs && !this.silent;
     if (raise && !mayRaise) broken.push('a higher share allowed while joining, without the broker, or with a peer silent');
     if (!raise && mayRaise && rule === 'share') broken.push('a higher share held back with every peer heard');
     return broken;
