@@ -159,13 +159,18 @@ export function limitsFor(input: AllocatorInput, phases: Phases, params: EnergyP
  * while it pauses. A stale or missing surplus counts as none: Solar pauses, Min + Solar keeps 6 A.
  */
 function solarLimit(input: AllocatorInput, phases: Phases, params: EnergyParams): LimitReport {
-  const { mode, surplusW, run } = input.solar;
+  const { mode, run } = input.solar;
   if (mode === 'fast') return { source: 'solar', amps: null, status: 'off' };
-  const known = fresh(surplusW, input.now, params.surplusMaxAgeMs);
-  const surplusA = known ? Math.max(0, wattsToAmps(surplusW.value, phases)) : 0;
-  const status: LimitStatus = known ? 'fresh' : 'safe';
-  if (mode === 'minSolar') return { source: 'solar', amps: Math.max(MIN_CHARGE_CURRENT_A, surplusA), status };
-  return { source: 'solar', amps: run && known ? Math.max(MIN_CHARGE_CURRENT_A, surplusA) : 0, status };
+  const surplusA = surplusAmps(input, phases, params);
+  const status: LimitStatus = surplusA === null ? 'safe' : 'fresh';
+  if (mode === 'minSolar') return { source: 'solar', amps: Math.max(MIN_CHARGE_CURRENT_A, surplusA ?? 0), status };
+  return { source: 'solar', amps: run && surplusA !== null ? Math.max(MIN_CHARGE_CURRENT_A, surplusA) : 0, status };
+}
+
+/** The surplus in A per phase on `phases` phases (never negative); null when stale or missing. */
+function surplusAmps(input: AllocatorInput, phases: Phases, params: EnergyParams): number | null {
+  const { surplusW } = input.solar;
+  return fresh(surplusW, input.now, params.surplusMaxAgeMs) ? Math.max(0, wattsToAmps(surplusW.value, phases)) : null;
 }
 
 /** The lowest limit and its source (ties: the first in LIMIT_SOURCES). */
@@ -180,14 +185,17 @@ const floorTenth = (amps: number): number => Math.floor(amps * 10 + 1e-9) / 10;
 
 /**
  * The phase count the limits prefer: the wired count without a switch; the forced count; else the central system's
- * numberPhases; else three phases when they allow 6 A (from one phase: with `phaseHysteresisW` more), else one.
+ * numberPhases; else three phases when they allow 6 A (from one phase: with `phaseHysteresisW` more), else one. In
+ * Solar and Min + Solar the surplus itself counts (not the 6 A those modes hold while the start/stop logic runs).
  */
 export function preferredPhases(input: AllocatorInput, params: EnergyParams = ENERGY_DEFAULTS): Phases {
   const { wired, switchable, forced, actual } = input.phases;
   if (wired === 1 || !switchable) return wired;
   if (forced !== null) return forced;
   if (input.ocpp?.numberPhases !== undefined) return input.ocpp.numberPhases;
-  const three = lowest(limitsFor(input, 3, params)).amps;
+  const limits = limitsFor(input, 3, params);
+  if (input.solar.mode !== 'fast') limits.find((l) => l.source === 'solar')!.amps = surplusAmps(input, 3, params) ?? 0;
+  const three = lowest(limits).amps;
   const margin = actual === 1 ? wattsToAmps(params.phaseHysteresisW, 3) : 0;
   return three >= MIN_CHARGE_CURRENT_A + margin ? 3 : 1;
 }
