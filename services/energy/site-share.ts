@@ -1,4 +1,5 @@
 import { MIN_CHARGE_CURRENT_A } from '../../machines/charge-cycle.js';
+import { SITE_MEMBERSHIP_DEFAULTS } from '../../machines/site-membership.js';
 import type { PerLine, Timed } from './allocator.js';
 
 /**
@@ -11,8 +12,9 @@ import type { PerLine, Timed } from './allocator.js';
  *   charger that sees the same messages computes the same shares, and the shares never sum above the site limit on
  *   any line (house load and reserved shares of lost peers counted first).
  * - A peer that is silent (no message within `silentMs`) is counted at its last demand; one whose last will arrived
- *   or that stayed silent for `lostMs` is lost: its safe share stays reserved for `reserveMs` (the time it may keep
- *   charging at its safe share without the broker, `brokerLostShare`), then it is dropped.
+ *   or that stayed silent for `lostMs` is lost: its safe share stays reserved (it may keep charging at its safe
+ *   share without the broker for `reserveMs`, `brokerLostShare`) until `lostMs + reserveMs` after its last message,
+ *   then it is dropped.
  * - A charger applies a lower share at once and a higher one only after it has been computed for `raiseDelayMs`
  *   without a lower one in between (`applyShare`): the time every peer needs to see the change and its EV to follow.
  */
@@ -44,7 +46,7 @@ export interface SiteParams {
   silentMs: number;
   /** A peer silent this long is lost, as after its last will (ms). */
   lostMs: number;
-  /** A lost peer's safe share stays reserved this long (ms); a charger without the broker charges that long at most. */
+  /** A charger without the broker charges this long at most (ms); its peers reserve its safe share until `lostMs` + this after its last message. */
   reserveMs: number;
   /** A higher share is applied only after it held this long (ms). */
   raiseDelayMs: number;
@@ -57,7 +59,8 @@ export interface SiteParams {
 export const SITE_DEFAULTS: SiteParams = {
   silentMs: 30_000,
   lostMs: 90_000,
-  reserveMs: 900_000,
+  // One value with the membership's: the time a charger without the broker keeps its safe share.
+  reserveMs: SITE_MEMBERSHIP_DEFAULTS.reserveMs,
   raiseDelayMs: 7_000,
   meterMaxAgeMs: 15_000,
   fairness: 'equal',
@@ -92,11 +95,15 @@ export interface SiteShare {
   meterStale: boolean;
 }
 
-/** How a peer is seen at `now`. */
+/**
+ * How a peer is seen at `now`. Dropped only `lostMs + reserveMs` after its last message, its last will or not: a
+ * charger cut off from the broker notices within `lostMs` of its last message (its heartbeat and keepalive are
+ * shorter) and pauses `reserveMs` after noticing, so its peers never stop reserving its safe share before it pauses.
+ */
 export function peerStatus(p: PeerRecord, now: number, params: SiteParams = SITE_DEFAULTS): PeerStatus {
   const quiet = now - p.receivedAt;
-  const lostFor = p.willSeen ? quiet : quiet - params.lostMs;
-  if (p.willSeen || quiet >= params.lostMs) return lostFor >= params.reserveMs ? 'dropped' : 'lost';
+  if (quiet >= params.lostMs + params.reserveMs) return 'dropped';
+  if (p.willSeen || quiet >= params.lostMs) return 'lost';
   return quiet >= params.silentMs ? 'silent' : 'present';
 }
 

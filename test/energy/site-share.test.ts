@@ -180,15 +180,16 @@ describe('site share examples', () => {
     expect(peerStatus(at(params.silentMs), NOW)).toBe('silent');
     expect(peerStatus(at(params.lostMs), NOW)).toBe('lost');
     expect(peerStatus(at(1_000, true), NOW)).toBe('lost');
+    expect(peerStatus(at(params.lostMs + params.reserveMs - 1, true), NOW)).toBe('lost');
     expect(peerStatus(at(params.lostMs + params.reserveMs), NOW)).toBe('dropped');
-    expect(peerStatus(at(params.reserveMs, true), NOW)).toBe('dropped');
+    expect(peerStatus(at(params.lostMs + params.reserveMs, true), NOW)).toBe('dropped');
 
     const silent = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a'), at(params.silentMs)] });
     expect(Object.fromEntries(silent.shares)).toEqual({ a: 16, b: 16 });
     const lost = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a', { demandA: 32 }), at(1_000, true)] });
     expect(lost.reservedA).toEqual([16, 16, 16]);
     expect(Object.fromEntries(lost.shares)).toEqual({ a: 16, b: 0 });
-    const dropped = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a', { demandA: 32 }), at(params.reserveMs, true)] });
+    const dropped = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a', { demandA: 32 }), at(params.lostMs + params.reserveMs, true)] });
     expect(Object.fromEntries(dropped.shares)).toEqual({ a: 32, b: 0 });
   });
 
