@@ -78,6 +78,8 @@ export interface SiteInput {
   gridA: Timed<PerLine> | null;
   /** Every charger's latest record, this one's included. */
   peers: readonly PeerRecord[];
+  /** The chargers installed on the site (a setting): the safe share counts at least these, seen or not. */
+  installed?: number;
 }
 
 export type PeerStatus = 'present' | 'silent' | 'lost' | 'dropped';
@@ -132,7 +134,7 @@ export function allocateSite(input: SiteInput, params: SiteParams = SITE_DEFAULT
   const status = new Map<string, PeerStatus>();
   for (const p of peers) status.set(p.id, peerStatus(p, now, params));
   const counted = peers.filter((p) => status.get(p.id) !== 'dropped');
-  const safeA = safeShareA(input.limitA, counted.length);
+  const safeA = safeShareA(input.limitA, Math.max(input.installed ?? 0, counted.length));
 
   const free = [...input.limitA] as [number, number, number];
   const reserved: [number, number, number] = [0, 0, 0];

@@ -196,6 +196,10 @@ describe('site share examples', () => {
   test('the safe share: the least line limit over the chargers, 0 below 6 A; without the broker the share only falls to it', () => {
     expect(safeShareA([32, 40, 40], 4)).toBe(8);
     expect(safeShareA([32, 32, 32], 6)).toBe(0);
+    // The chargers installed count, even those not seen yet.
+    const stale = { now: NOW, limitA: [48, 48, 48] as const, gridA: { value: [0, 0, 0] as const, at: 0 }, peers: [charger('a'), charger('b')] };
+    expect(allocateSite(stale).safeA).toBe(24);
+    expect(allocateSite({ ...stale, installed: 4 }).safeA).toBe(12);
     expect(brokerLostShare(12, 8)).toBe(8);
     expect(brokerLostShare(6.5, 8)).toBe(6.5);
   });
