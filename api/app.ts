@@ -36,11 +36,22 @@ export function createApp(deps: AppDeps): ApiApp {
     if ('code' in verdict) throw new SessionError(verdict.code);
     c.set('session', verdict.session);
   };
+  // The session's account must still stand as it did at login (a role, password or removal by the API, the CLI in
+  // another process or a restore ends the session): one read of its row per request.
+  const requireAccount = async (c: AppContext): Promise<void> => {
+    if (!(await deps.sessions.accountHolds(c.var.session))) throw new SessionError(1003);
+  };
 
   const intakes = createBodyIntakes(deps.clock);
   // A request takes effect once its body is in: its session must still be valid then (logout, another login or the
   // timeout may have ended it while the body arrived).
-  const sessionIntake: BodyIntake = { ...intakes.session, received: requireSession };
+  const sessionIntake: BodyIntake = {
+    ...intakes.session,
+    received: (c) => {
+      requireSession(c);
+      return requireAccount(c);
+    },
+  };
   const withPublicIntake =
     (handler: AppHandler): AppHandler =>
     (c, next) => {
@@ -54,8 +65,9 @@ export function createApp(deps: AppDeps): ApiApp {
       const guarded = (handler: AppHandler): AppHandler =>
         isPublic
           ? withPublicIntake(handler)
-          : (c, next) => {
+          : async (c, next) => {
               requireSession(c);
+              await requireAccount(c);
               c.set('intake', sessionIntake);
               return handler(c, next);
             };
@@ -87,7 +99,7 @@ export function createApp(deps: AppDeps): ApiApp {
   settingsRoutes(router, deps);
   accountRoutes(router, deps);
   eventRoutes(router, deps);
-  if (deps.restart) restartRoutes(router, deps.restart);
+  if (deps.restart) restartRoutes(router, deps, deps.restart);
   webRoutes(router);
   if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);
   if (deps.metrics) metricsRoutes(router, deps.metrics, deps.metricsToken);

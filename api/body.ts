@@ -143,7 +143,7 @@ export async function readJson(c: AppContext, limit?: number): Promise<BodyResul
   if (!intake) throw new Error(`No body intake for ${c.req.path}: register the route through the Router (api/app.ts)`);
   const bytes = await receive(c, intake, Math.min(limit ?? intake.limit, intake.limit));
   if (bytes !== null && !(bytes instanceof Uint8Array)) return bytes;
-  intake.received?.(c);
+  await intake.received?.(c);
   const empty = { ok: false, problem: 'empty', detail: 'The request has no body; send a JSON document' } as const;
   if (bytes === null) return empty;
   let text: string;

@@ -35,6 +35,9 @@ export const STATUS_OF: Record<FailureKind, 400 | 403 | 404 | 409 | 500> = { inv
 /** The request log's status of a request whose client went away before its body arrived (nginx's 499). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
+/** Every error answer is JSON and says so: no browser may take it for something else (HTML, script). */
+export const NO_SNIFF = { 'X-Content-Type-Options': 'nosniff' } as const;
+
 /** OperationFailed (spec 2.1) as JSON text, for answers written outside the app (the HTTP server's own refusals). */
 export const operationFailedText = (cause: string) => JSON.stringify({ success: false, cause });
 
@@ -57,6 +60,7 @@ export const noContent = (c: Context) => c.body(null, 204);
  * the request log shows it as what it is), and anything unexpected a logged 500 whose body reveals nothing internal.
  */
 export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unknown) => void): Response {
+  for (const [name, value] of Object.entries(NO_SNIFF)) c.header(name, value);
   if (err instanceof OperationError) {
     if (err.details) return c.json({ success: false as const, cause: err.message, ...err.details }, STATUS_OF[err.kind]);
     return operationFailed(c, STATUS_OF[err.kind], err.message);

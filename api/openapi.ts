@@ -183,7 +183,10 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
         body: input.errors.operationFailed,
       },
       ...(route.public ? {} : { 401: doc.responses[401] ?? { description: 'No valid session (codes 1002 to 1005)', body: input.errors.notLoggedIn } }),
-      500: doc.responses[500] ?? { description: 'Internal error (the cause reveals nothing internal; the details are logged)', body: input.errors.operationFailed },
+      500: doc.responses[500] ?? {
+        description: 'Internal error (the cause reveals nothing internal; the details are logged)',
+        body: input.errors.operationFailed,
+      },
     };
     for (const [status, answer] of Object.entries(statuses)) if (answer) responses[status] = response(answer);
     const body = doc.body && ('schema' in doc.body && 'required' in doc.body ? doc.body : { schema: doc.body as v.GenericSchema, required: true });
@@ -197,7 +200,13 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
       security: route.public ? [] : [{ session: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(body
-        ? { requestBody: { required: body.required, ...('description' in body && body.description ? { description: body.description } : {}), content: json(body.schema) } }
+        ? {
+            requestBody: {
+              required: body.required,
+              ...('description' in body && body.description ? { description: body.description } : {}),
+              content: json(body.schema),
+            },
+          }
         : {}),
       responses,
     };

@@ -12,7 +12,10 @@ const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 /** A length in characters (code points), which is what JSON Schema's minLength and maxLength count too. */
 const chars = (min: number, max: number, what: string) =>
-  documented(v.check((s: string) => charCount(s) >= min && charCount(s) <= max, `${what} must be ${min} to ${max} characters`), { minLength: min, maxLength: max });
+  documented(
+    v.check((s: string) => charCount(s) >= min && charCount(s) <= max, `${what} must be ${min} to ${max} characters`),
+    { minLength: min, maxLength: max },
+  );
 /** No control characters (U+0000 to U+001F, U+007F). */
 const noControl = (what: string) =>
   documented(v.check((s: string) => !CONTROL_RE.test(s), `${what} must not contain control characters`), { pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
@@ -41,7 +44,14 @@ export const TagId = v.pipe(
 export const WhitelistEntry = v.object({
   id: TagId,
   tagType: v.optional(v.picklist(TAG_TYPES, `tagType must be one of ${TAG_TYPES.join(', ')}`)),
-  number: v.optional(v.pipe(v.number('number must be an integer'), v.integer('number must be an integer'), v.minValue(0, 'number must be 0 or more'), v.maxValue(2_147_483_647, 'number must be at most 2147483647'))),
+  number: v.optional(
+    v.pipe(
+      v.number('number must be an integer'),
+      v.integer('number must be an integer'),
+      v.minValue(0, 'number must be 0 or more'),
+      v.maxValue(2_147_483_647, 'number must be at most 2147483647'),
+    ),
+  ),
   name: v.optional(Name('name')),
   userid: v.optional(Uuid),
   priority: v.optional(v.picklist(TAG_PRIORITIES, `priority must be one of ${TAG_PRIORITIES.join(', ')}`)),
@@ -81,7 +91,10 @@ export const WhitelistDeleteBody = v.object({
 export const UtcDateTime = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be a UTC date-time of the form YYYY-MM-DDThh:mm:ss.sssZ'),
-  documented(v.check((s: string) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, 'is not a valid calendar date and time'), { format: 'date-time' }),
+  documented(
+    v.check((s: string) => !Number.isNaN(Date.parse(s)) && new Date(s).toISOString() === s, 'is not a valid calendar date and time'),
+    { format: 'date-time' },
+  ),
   v.transform((s) => Date.parse(s)),
 );
 
@@ -104,4 +117,7 @@ export const AccountBody = v.strictObject(
 /** PATCH /v1/accounts/{username} (extension). */
 export const AccountRoleBody = v.strictObject({ role: RoleName }, 'The body must be an object {"role": string}');
 /** POST /v1/accounts/{username}/password (extension): `{}` or no body generates one. */
-export const AccountPasswordBody = v.strictObject({ password: v.optional(PasswordText) }, 'The body must be an object {"password"?: string}');
+export const AccountPasswordBody = v.strictObject(
+  { password: v.optional(PasswordText), currentPassword: v.optional(v.string('currentPassword must be a string')) },
+  'The body must be an object {"password"?: string, "currentPassword"?: string}',
+);

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Bindings, Fetch } from './types.js';
-import { INTERNAL_ERROR_CAUSE, operationFailedText } from './errors.js';
+import { INTERNAL_ERROR_CAUSE, NO_SNIFF, operationFailedText } from './errors.js';
 
 export interface HttpServer {
   /** The port actually bound (differs from the requested one when that was 0). */
@@ -26,7 +26,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
       : 'Malformed HTTP request';
   const body = operationFailedText(cause);
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
@@ -37,7 +37,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
 function answerUnroutableRequest(err: unknown): Response {
   const [status, cause] =
     err instanceof RequestError ? [400, `Malformed HTTP request: ${err.message}`] : [500, INTERNAL_ERROR_CAUSE];
-  return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json', ...NO_SNIFF } });
 }
 
 /** Serves the API over HTTP on `host:port`; resolves once listening. */
@@ -46,7 +46,8 @@ export function listen(fetch: Fetch, port: number, host: string): Promise<HttpSe
     const listener = getRequestListener((request, env) => fetch(request, env as Bindings), { errorHandler: answerUnroutableRequest });
     // Node's own check of the Host header answers an empty 400; the listener's check answers ours. (Every request
     // needs a Host header, as HTTP/1.1 requires.)
-    const server = createServer({ requireHostHeader: false }, listener);
+    // The listener answers its own errors (errorHandler above, a 500 otherwise): its promise never rejects.
+    const server = createServer({ requireHostHeader: false }, (req, res) => void listener(req, res));
     server.on('clientError', answerMalformedRequest);
     server.once('error', reject);
     server.listen(port, host);

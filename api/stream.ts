@@ -16,7 +16,8 @@ export function streamJsonPages(
     {
       async pull(controller) {
         try {
-          const { value, done } = await pages.next();
+          const next: IteratorResult<string, unknown> = await pages.next();
+          const { value, done } = next;
           if (done) {
             controller.enqueue(encoder.encode(opened ? close : open + close));
             controller.close();

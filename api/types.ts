@@ -39,7 +39,7 @@ export interface BodyIntake {
    * Runs once the whole body is in, before anything uses it: throws when the request may no longer take effect
    * (its session ended while the body arrived).
    */
-  received?: (c: AppContext) => void;
+  received?: (c: AppContext) => void | Promise<void>;
 }
 
 /** What the API needs of the controller. */
@@ -69,6 +69,8 @@ export interface AppDeps {
    */
   restart?: (() => void) | undefined;
   logger: Logger;
+  /** Wall-clock time (ms), as events are stamped: the restart limit. */
+  now: () => number;
   /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
   clock: Timers;
 }

@@ -1,9 +1,12 @@
 import { mkdir } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { openDatabase } from '../db/client.js';
 import { createAccounts, generatePassword, ROLES, type Role } from '../services/accounts.js';
 import { ConfigError, loadConfig, type Config } from '../services/config.js';
+import { createEventLog } from '../services/events.js';
 import { OperationError } from '../services/errors.js';
 
 const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DATABASE_URL as for npm start).
@@ -14,8 +17,10 @@ const USAGE = `Manage login accounts on the controller's database (DATA_DIR / DA
 
 set adds the account or resets its role and password. Without --password a random password is generated and
 printed once; "--password -" reads it from standard input (keeps it out of the process list and shell history).
-User names: 1 to 64 letters, digits, ".", "_", "-", "@"; passwords 8 to 255 characters. The last account of the
-highest role present can neither be removed nor given a lower role.`;
+User names: 1 to 64 letters, digits, ".", "_", "-", "@" (not "." or ".."); passwords 8 to 255 characters; at most
+100 accounts. The last account of the highest role present can neither be removed nor given a lower role. Every
+change is written to the controller's event log (by shell:<your user name>, never the password), and ends the
+account's session in a running controller at its next request.`;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -40,7 +45,8 @@ async function run(argv: string[]): Promise<number> {
   // On stderr, so that the output of `list` stays one account a line; before opening, so a failure names it too.
   process.stderr.write(`Database: ${databaseName(config)}\n`);
   const database = await openDatabase(config.databaseUrl);
-  const accounts = createAccounts(database);
+  const events = createEventLog({ database, now: Date.now, logger: silent });
+  const accounts = createAccounts(database, Date.now, { events, owner: `shell:${osUser()}` });
   try {
     switch (command) {
       case 'list': {
@@ -70,7 +76,19 @@ async function run(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } finally {
+    await events.settled();
     await database.close();
+  }
+}
+
+/** The event log's own log lines are not for the shell: what the command did is printed. */
+const silent = pino({ enabled: false });
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return `uid ${process.getuid?.() ?? 'unknown'}`;
   }
 }
 

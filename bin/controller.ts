@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../services/config.js';
 import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
+import { inProcessRestarts } from './restarts.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -21,7 +22,6 @@ async function main(): Promise<void> {
   const notify = (message: string) => notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
 
   let signals = 0;
-  let restarting: Promise<void> | undefined;
   /** Graceful stop (in-flight requests finish, a running transaction ends with reason Reboot), then exit. */
   const shutdown = (reason: string) => {
     if (++signals > 1) {
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
     }
     logger.info({ reason }, 'shutting down');
     notify('STOPPING=1');
-    (restarting ?? Promise.resolve())
-      .then(() => controller.close())
+    inProcess
+      .settled()
+      .then(() => inProcess.current().close())
       .then(
         () => process.exit(0),
         (err: unknown) => {
@@ -48,23 +49,22 @@ async function main(): Promise<void> {
    * Restart=always); without a service manager (INVOCATION_ID unset) the endpoint is not offered, since nothing would
    * start the controller again.
    */
-  const inProcess = () => {
-    restarting ??= (async () => {
-      logger.info('restarting');
-      await controller.close();
-      controller = await startController({ config: { ...config, port: controller.port }, logger, restart });
-    })().then(
-      () => (restarting = undefined),
-      (err: unknown) => {
-        logger.error({ err }, 'restart failed');
-        process.exit(1);
-      },
-    );
-  };
   const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
-  const restart = policy === 'process' ? inProcess : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
-  if (!restart) logger.info({ hardware: config.hardware }, 'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process');
-  let controller = await startController({ config, logger, ...(restart ? { restart } : {}) });
+  const inProcess = inProcessRestarts(
+    (port, inProcessRestart) => {
+      if (port !== undefined) logger.info('restarting');
+      const restart = policy === 'process' ? inProcessRestart : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
+      return startController({ config: port === undefined ? config : { ...config, port }, logger, ...(restart ? { restart } : {}) });
+    },
+    (err: unknown) => {
+      logger.error({ err }, 'restart failed');
+      process.exit(1);
+    },
+  );
+  if (policy !== 'process' && policy !== 'service-manager') {
+    logger.info({ hardware: config.hardware }, 'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process');
+  }
+  await inProcess.start();
   notify('READY=1');
 
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -168,7 +168,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
-  const accounts = createAccounts(database, now);
+  const events = createEventLog({ database, now, logger });
+  const accounts = createAccounts(database, now, { events });
   const initial = await accounts.ensureInitialOperator(config.operatorPassword);
   if (initial) {
     logger.info({ username: INITIAL_OPERATOR, source: initial.generated ? 'generated' : 'OPERATOR_PASSWORD' }, 'created initial operator account');
@@ -181,7 +182,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
     keyValues: createKeyValueStore(database),
     transactions: createTransactions(database, now),
   };
-  const events = createEventLog({ database, now, logger });
   // The network settings go to NetworkManager on the Pi, to a simulated manager that shows them with HARDWARE=sim.
   const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
   void network.unavailable(); // asked once, now: a settings write checks it
@@ -310,7 +310,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // is a real device on a PC or not.
   const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, restart: options.restart });
+  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, now, restart: options.restart });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);

@@ -61,7 +61,7 @@ function keepPreparedStatements(): void {
   const prepare = prototype.prepare;
   prototype.prepare = function (this: Libsql.Database, source: string) {
     let kept = statementsOf.get(this);
-    if (!kept) statementsOf.set(this, (kept = new Map()));
+    if (!kept) statementsOf.set(this, (kept = new Map<string, Libsql.Statement>()));
     const statement = kept.get(source);
     kept.delete(source);
     if (statement) {
@@ -73,6 +73,13 @@ function keepPreparedStatements(): void {
     if (kept.size > STATEMENT_CACHE_SIZE) kept.delete(kept.keys().next().value!);
     return prepared;
   } as typeof prototype.prepare;
+  // A kept statement holds its connection's file open after close until it is collected: drop them with it, so a
+  // closed database (a restart in the process) keeps no handle to the file.
+  const close = prototype.close;
+  prototype.close = function (this: Libsql.Database) {
+    statementsOf.delete(this);
+    return close.call(this);
+  } as typeof prototype.close;
   prototype.preparesKept = true;
 }
 

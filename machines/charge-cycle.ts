@@ -152,7 +152,8 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
   blocked: 'a CP fault (E, F, or D without ventilation) or a hardware fault (contactor, overtemperature) is present',
   disabled: 'charging is disabled by setting',
   suspends:
-    'a fault that suspends a transaction is present (overtemperature, D without ventilation), none that ends it (CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
+    'a fault that suspends a transaction is present (overtemperature, D without ventilation), none that ends it ' +
+      '(CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
   plugged: 'CP level B, C or D (vehicle connected)',
   unplugged: 'CP level A (no vehicle)',
   authorized: 'an authorization is held (a tag presented before plug-in), or free charging is enabled (no tag needed)',
@@ -437,7 +438,8 @@ export type ChargeCycleSnapshot = SnapshotFrom<typeof chargeCycleMachine>;
 /** The meta of the active atomic state. */
 export function stateMeta(snapshot: ChargeCycleSnapshot): StateMeta {
   const metas = Object.values(snapshot.getMeta()) as StateMeta[];
-  // Stryker disable next-line ConditionalExpression: only atomic states have a meta and getMeta() lists only states that have one, so the active state's meta is the one entry.
+  // Stryker disable next-line ConditionalExpression: only atomic states have a meta and getMeta() lists only states
+  // that have one, so the active state's meta is the one entry.
   const found = metas.find((m) => m && typeof m.systemState === 'string');
   if (!found) throw new Error(`charge cycle state ${JSON.stringify(snapshot.value)} has no meta`);
   return found;

@@ -116,7 +116,8 @@ export const nfcLinkMachine = setup({
       tag: ({ context }) => {
         // Stryker disable next-line ConditionalExpression: zeroing an NLEN that is already 0 gives a file of the same bytes.
         if (nlenOf(context.tag.ndef) === 0) return context.tag;
-        // Stryker disable next-line MethodExpression: the file is this context's own (every UPDATE BINARY and every answer put there make a new one), nothing else reads the old one.
+        // Stryker disable next-line MethodExpression: the file is this context's own (every UPDATE BINARY and every
+        // answer put there make a new one), nothing else reads the old one.
         const ndef = context.tag.ndef.slice();
         ndef[0] = 0;
         ndef[1] = 0;
@@ -155,7 +156,12 @@ export const nfcLinkMachine = setup({
         exchange: {
           initial: 'idle',
           // A committed request is submitted, unless the state has a rule of its own (one is outstanding: refused).
-          on: { 'TAG.COMMIT': { target: '.pending', actions: { type: 'submit', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) } } },
+          on: {
+            'TAG.COMMIT': {
+              target: '.pending',
+              actions: { type: 'submit', params: ({ event }: { event: { message: Uint8Array } }) => ({ message: event.message }) },
+            },
+          },
           states: {
             idle: { on: { 'TAG.WRITE_STARTED': 'writing' } },
             writing: {},

@@ -55,7 +55,7 @@ export function transitionTable(machine: AnyStateMachine): TransitionRow[] {
     const definitions = [...(node.always ?? []), ...[...node.transitions.values()].flat()];
     for (const t of definitions) {
       const source = statePath(node);
-      const trigger = triggerOf(t.eventType || 'always');
+      const trigger = triggerOf((t.eventType as string) || 'always');
       const guard = describeGuard(t.guard);
       const targets = (t.target ?? []).map((n: AnyStateNode) => statePath(n));
       const target = targets.length ? targets.join(', ') : '(stays)';

@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { asc, eq } from 'drizzle-orm';
+import { createHmac, randomBytes } from 'node:crypto';
+import { asc, count, eq, sql } from 'drizzle-orm';
 import type { Database, WriteTx } from '../db/client.js';
 import { accounts, ROLES, type Role } from '../db/schema.js';
 import type { Account } from '../machines/session.js';
+import { secretEquals } from '../machines/secrets.js';
+import type { ControllerEvent, EventLog } from './events.js';
 import { charCount, forbidden, invalid, notFound } from './errors.js';
 
 export { ROLES, type Role };
@@ -17,7 +19,12 @@ export const ACCOUNT_ADMIN_ROLE: Role = 'installer';
 export const PASSWORD_LENGTH = { min: 8, max: 255 } as const;
 
 const USERNAME_RE = /^[A-Za-z0-9._@-]{1,64}$/;
-export const USERNAME_RULE = '1 to 64 characters: letters, digits, ".", "_", "-" and "@"';
+export const USERNAME_RULE = '1 to 64 characters: letters, digits, ".", "_", "-" and "@", not "." or ".." (a name is a path segment of /v1/accounts/{username})';
+/** Whether `username` follows USERNAME_RULE: safe as one URL path segment, so the API can address its account. */
+export const validUsername = (username: string) => USERNAME_RE.test(username) && username !== '.' && username !== '..';
+
+/** The most login accounts a controller keeps (people who manage one charger; bounds the table and its listing). */
+export const MAX_ACCOUNTS = 100;
 
 export interface AccountSummary {
   username: string;
@@ -49,10 +56,18 @@ export function checkPassword(password: string): void {
 }
 
 /**
- * Who asks for a change: a logged-in account (the `/v1/accounts` extension) or the machine's owner at its shell
- * (`npm run accounts`), who may set any role. The rules that keep the controller manageable apply to both.
+ * Who asks for a change: a logged-in account (the `/v1/accounts` extension; `address` is its client address, for the
+ * event log) or the machine's owner at its shell (`npm run accounts`), who may set any role. The rules that keep the
+ * controller manageable apply to both.
  */
-export type AccountActor = { username: string; role: Role } | 'owner';
+export type AccountActor = { username: string; role: Role; address?: string } | 'owner';
+
+/** Where account changes are recorded (the event log) and who the shell's owner is in those records. */
+export interface AccountAudit {
+  events: Pick<EventLog, 'record'>;
+  /** The owner at the shell as the events name it (`npm run accounts`: `shell:<OS user>`). */
+  owner?: string;
+}
 
 /** A change that hands out a password: the generated one is returned once, a chosen one never. */
 export interface PasswordOutcome {
@@ -104,14 +119,47 @@ function guard(actor: AccountActor, rows: Row[]) {
   };
 }
 
+/**
+ * A key of this process for account standings: a standing derived from a password must not be a plain hash of it
+ * (the inspector and the heap are no place for one).
+ */
+const STANDING_KEY = randomBytes(32);
+
+/** What an account's sessions depend on: its role, password and creation. Any change of these changes it. */
+const standingOf = (r: Pick<Row, 'role' | 'password' | 'createdAt'>) =>
+  createHmac('sha256', STANDING_KEY).update(`${r.role}\u0000${r.createdAt}\u0000${r.password}`).digest('base64url');
+
 /** Login accounts (not the charging users of /v1/users): one piece of code for the API and the CLI. */
-export function createAccounts(database: Database, now: () => number = Date.now) {
+export function createAccounts(database: Database, now: () => number = Date.now, audit?: AccountAudit) {
   const all = (tx: WriteTx) => tx.select().from(accounts).orderBy(asc(accounts.username));
+  const standingQuery = database.db
+    .select({ role: accounts.role, password: accounts.password, createdAt: accounts.createdAt })
+    .from(accounts)
+    .where(eq(accounts.username, sql.placeholder('username')))
+    .prepare();
+  /** Records a committed change: who (an account, or the owner at the shell) and from where, never a password. */
+  const record = (actor: AccountActor, event: DistributiveOmit<AccountEvent, 'by' | 'address'>) => {
+    const by = actor === 'owner' ? { by: audit?.owner ?? 'shell', address: 'shell' } : { by: actor.username, address: actor.address ?? 'unknown' };
+    audit?.events.record({ ...event, ...by } as AccountEvent);
+  };
+  const checkRoom = async (tx: WriteTx) => {
+    const [row] = await tx.select({ n: count() }).from(accounts);
+    if (row!.n >= MAX_ACCOUNTS) throw invalid(`There are ${MAX_ACCOUNTS} accounts, the most the controller keeps: remove one first`);
+  };
 
   return {
-    async find(username: string): Promise<Account | null> {
+    async find(username: string): Promise<(Account & { standing: string }) | null> {
       const row = await database.db.query.accounts.findFirst({ where: eq(accounts.username, username) });
-      return row ? { username: row.username, password: row.password, role: row.role } : null;
+      return row ? { username: row.username, password: row.password, role: row.role, standing: standingOf(row) } : null;
+    },
+
+    /**
+     * The account's standing now (null: it does not exist): a session holds while it equals the standing at login.
+     * One prepared single-row read by primary key; it sees changes made by any process on the database (the CLI).
+     */
+    async standing(username: string): Promise<string | null> {
+      const [row] = await standingQuery.execute({ username });
+      return row ? standingOf(row) : null;
     },
 
     async list(): Promise<AccountSummary[]> {
@@ -121,21 +169,24 @@ export function createAccounts(database: Database, now: () => number = Date.now)
 
     /** Adds an account; without `password` one is generated and returned once. Existing name: 400. */
     async add(actor: AccountActor, username: string, role: Role, password?: string): Promise<PasswordOutcome> {
-      if (!USERNAME_RE.test(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
+      if (!validUsername(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
       if (password !== undefined) checkPassword(password);
       const chosen = password ?? generatePassword();
-      return database.write(async (tx) => {
+      const outcome = await database.write(async (tx) => {
         const rows = await all(tx);
         guard(actor, rows).mayGive(role);
         if (rows.some((r) => r.username === username)) throw invalid(`The account ${JSON.stringify(username)} exists already`);
+        await checkRoom(tx);
         const [row] = await tx.insert(accounts).values({ username, role, password: chosen, createdAt: now() }).returning();
         return { account: summary(row!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
       });
+      record(actor, { kind: 'account_created', username, role });
+      return outcome;
     },
 
     /** Gives an account another role (not above the actor's; not its own; never the last of the highest role). */
     async setRole(actor: AccountActor, username: string, role: Role): Promise<AccountSummary> {
-      return database.write(async (tx) => {
+      const { account, previous } = await database.write(async (tx) => {
         const rows = await all(tx);
         const rules = guard(actor, rows);
         const row = rules.target(username);
@@ -143,19 +194,32 @@ export function createAccounts(database: Database, now: () => number = Date.now)
         rules.mayGive(role);
         rules.keepsHighest(row, role);
         const [updated] = await tx.update(accounts).set({ role }).where(eq(accounts.username, username)).returning();
-        return summary(updated!);
+        return { account: summary(updated!), previous: row.role };
       });
+      if (previous !== role) record(actor, { kind: 'account_role_changed', username, role, previousRole: previous });
+      return account;
     },
 
-    /** Sets a new password (generated and returned once when `password` is left out). An account may change its own. */
-    async resetPassword(actor: AccountActor, username: string, password?: string): Promise<PasswordOutcome> {
+    /**
+     * Sets a new password (generated and returned once when `password` is left out). Another account's: role rules
+     * as for every change. The actor's own (any role): only with its current password proven (`current`).
+     */
+    async resetPassword(actor: AccountActor, username: string, password?: string, current?: string): Promise<PasswordOutcome> {
       if (password !== undefined) checkPassword(password);
+      const own = actor !== 'owner' && actor.username === username;
+      if (own && current === undefined) throw invalid('Changing your own password needs your current password (currentPassword)');
       const chosen = password ?? generatePassword();
-      return database.write(async (tx) => {
-        guard(actor, await all(tx)).target(username);
+      const outcome = await database.write(async (tx) => {
+        const rows = await all(tx);
+        if (own) {
+          const row = rows.find((r) => r.username === username);
+          if (!row || !secretEquals(row.password, current!)) throw forbidden('The current password is wrong');
+        } else guard(actor, rows).target(username);
         const [updated] = await tx.update(accounts).set({ password: chosen }).where(eq(accounts.username, username)).returning();
         return { account: summary(updated!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
       });
+      record(actor, { kind: 'account_password_reset', username });
+      return outcome;
     },
 
     /** Removes an account (not the actor's own, not the last of the highest role present). */
@@ -168,6 +232,7 @@ export function createAccounts(database: Database, now: () => number = Date.now)
         rules.keepsHighest(row, null);
         await tx.delete(accounts).where(eq(accounts.username, username));
       });
+      record(actor, { kind: 'account_removed', username });
     },
 
     /**
@@ -176,18 +241,25 @@ export function createAccounts(database: Database, now: () => number = Date.now)
      */
     async set(username: string, role: Role, password: string): Promise<'added' | 'updated'> {
       checkPassword(password);
-      return database.write(async (tx) => {
+      const outcome = await database.write(async (tx) => {
         const rows = await all(tx);
         const existing = rows.find((r) => r.username === username);
         if (existing) {
           guard('owner', rows).keepsHighest(existing, role);
           await tx.update(accounts).set({ role, password }).where(eq(accounts.username, username));
-          return 'updated';
+          return { added: false, previousRole: existing.role };
         }
-        if (!USERNAME_RE.test(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
+        if (!validUsername(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
+        await checkRoom(tx);
         await tx.insert(accounts).values({ username, role, password, createdAt: now() });
-        return 'added';
+        return { added: true, previousRole: role };
       });
+      if (outcome.added) record('owner', { kind: 'account_created', username, role });
+      else {
+        if (outcome.previousRole !== role) record('owner', { kind: 'account_role_changed', username, role, previousRole: outcome.previousRole });
+        record('owner', { kind: 'account_password_reset', username });
+      }
+      return outcome.added ? 'added' : 'updated';
     },
 
     /**
@@ -207,3 +279,6 @@ export function createAccounts(database: Database, now: () => number = Date.now)
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+type AccountEvent = Extract<ControllerEvent, { kind: `account_${string}` }>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -108,7 +108,7 @@ export function createChargingService(deps: ChargingDeps) {
         }
       })
       .catch((err: unknown) => logger.error({ err }, `transaction ${effect.event} failed`));
-    track(queue);
+    void track(queue); // the queue ends in the catch above
   }
 
   async function onTag(uid: string, technology: TagTechnology): Promise<void> {

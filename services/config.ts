@@ -42,9 +42,7 @@ const EnvSchema = v.object({
   HARDWARE: v.optional(v.picklist(HARDWARE_BACKENDS, `must be one of ${HARDWARE_BACKENDS.join(', ')}`), 'sim'),
   LOG_LEVEL: v.optional(v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`), 'info'),
   LOG_FORMAT: v.optional(v.picklist(LOG_FORMATS, `must be one of ${LOG_FORMATS.join(', ')}`)),
-  OPERATOR_PASSWORD: v.optional(
-    v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'), v.maxLength(255, 'must be at most 255 characters')),
-  ),
+  OPERATOR_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'), v.maxLength(255, 'must be at most 255 characters'))),
   // Raspberry Pi backend (HARDWARE=rpi): BCM GPIO numbers, the meter's serial line and the temperature sensor.
   GPIO_CP_PWM: v.optional(gpioPin, '18'),
   GPIO_CP_LEVEL: v.optional(gpioPins<RpiPins['cpLevel']>(5, 'comparators >10.5 V, >7.5 V, >4.5 V, >1.5 V, <-10 V'), '5,6,13,19,26'),
@@ -57,23 +55,41 @@ const EnvSchema = v.object({
   METER_PORT: v.optional(absolutePath('/dev/ttyUSB0')),
   METER_BAUD: v.optional(v.pipe(v.picklist(METER_BAUD_RATES, `must be one of ${METER_BAUD_RATES.join(', ')}`), v.transform(Number)), '9600'),
   METER_ADDRESS: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'must be a Modbus address from 1 to 247'), v.transform(Number), v.minValue(1, 'must be a Modbus address from 1 to 247'), v.maxValue(247, 'must be a Modbus address from 1 to 247')),
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, 'must be a Modbus address from 1 to 247'),
+      v.transform(Number),
+      v.minValue(1, 'must be a Modbus address from 1 to 247'),
+      v.maxValue(247, 'must be a Modbus address from 1 to 247'),
+    ),
     '1',
   ),
   TEMPERATURE_SENSOR: v.optional(absolutePath('/sys/bus/w1/devices/28-0123456789ab/temperature')),
   NFC_PORT: v.optional(absolutePath('/dev/ttyS0')),
   NFC_BAUD: v.optional(v.pipe(v.picklist(NFC_BAUD_RATES, `must be one of ${NFC_BAUD_RATES.join(', ')}`), v.transform(Number)), '115200'),
   FAULT_SLOW_COMMIT_MS: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a whole number of milliseconds from 0 to 10000'), v.transform(Number), v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000')),
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,5}$/, 'must be a whole number of milliseconds from 0 to 10000'),
+      v.transform(Number),
+      v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000'),
+    ),
   ),
   MQTT_CA_FILE: v.optional(absolutePath('/etc/ssl/certs/broker-ca.pem')),
-  METRICS_TOKEN: v.optional(
-    v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)')),
-  ),
+  METRICS_TOKEN: v.optional(v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)'))),
 });
 
 /** The variables naming GPIO pins, in the order used to report a pin assigned twice (the later one is named). */
-const PIN_VARIABLES = ['GPIO_CP_PWM', 'GPIO_CP_LEVEL', 'GPIO_CONTACTOR', 'GPIO_CONTACTOR_FEEDBACK', 'GPIO_LOCK', 'GPIO_LOCK_FEEDBACK', 'GPIO_BUZZER', 'GPIO_LEDS'] as const;
+const PIN_VARIABLES = [
+  'GPIO_CP_PWM',
+  'GPIO_CP_LEVEL',
+  'GPIO_CONTACTOR',
+  'GPIO_CONTACTOR_FEEDBACK',
+  'GPIO_LOCK',
+  'GPIO_LOCK_FEEDBACK',
+  'GPIO_BUZZER',
+  'GPIO_LEDS',
+] as const;
 
 export type Config = {
   port: number;
@@ -142,7 +158,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     const value = e[name];
     for (const pin of value === undefined ? [] : typeof value === 'number' ? [value] : value) {
       const owner = pinOwner.get(pin);
-      if (owner !== undefined) pinProblems.push(`${name}: GPIO ${pin} is ${owner === name ? 'listed twice' : `already used by ${owner}`} (got ${JSON.stringify(present[name] ?? String(value))})`);
+      if (owner !== undefined)
+        pinProblems.push(
+          `${name}: GPIO ${pin} is ${owner === name ? 'listed twice' : `already used by ${owner}`} (got ${JSON.stringify(present[name] ?? String(value))})`,
+        );
       else pinOwner.set(pin, name);
     }
   }

@@ -1,5 +1,6 @@
 import { and, asc, gte, lte, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
+import { ROLES } from '../db/schema.js';
 import { nextPageTurn, type Database } from '../db/client.js';
 import { TAG_ACCEPTANCES, TAG_REFUSALS as CHARGE_CYCLE_REFUSALS } from '../machines/charge-cycle.js';
 import { events as eventsTable } from '../db/schema.js';
@@ -39,6 +40,13 @@ export const ControllerEventSchema = v.variant('kind', [
   v.object({ kind: v.literal('logout'), username: text }),
   v.object({ kind: v.literal('login_refused'), address: text }),
   v.object({ kind: v.literal('login_throttled'), address: text, scope: v.picklist(['address', 'all']) }),
+  // Audit: who (an account, or `shell:<user>` for `npm run accounts`) and from where (client address, or `shell`).
+  v.object({ kind: v.literal('account_created'), username: text, role: v.picklist(ROLES), by: text, address: text }),
+  v.object({ kind: v.literal('account_role_changed'), username: text, role: v.picklist(ROLES), previousRole: v.picklist(ROLES), by: text, address: text }),
+  v.object({ kind: v.literal('account_password_reset'), username: text, by: text, address: text }),
+  v.object({ kind: v.literal('account_removed'), username: text, by: text, address: text }),
+  v.object({ kind: v.literal('session_ended'), username: text, reason: v.picklist(['account_changed', 'wrong_current_password']) }),
+  v.object({ kind: v.literal('restart'), by: text, address: text, transactionEnded: v.boolean() }),
   v.object({ kind: v.literal('nfc_link_up') }),
   v.object({ kind: v.literal('nfc_link_down') }),
   v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
@@ -88,6 +96,20 @@ export function describeEvent(e: ControllerEvent): string {
       return e.scope === 'address'
         ? `Logins from ${e.address} refused for up to a minute: too many failures`
         : `Logins from every address refused for up to a minute: too many failures (the last from ${e.address})`;
+    case 'account_created':
+      return `Account ${e.username} (${e.role}) created by ${e.by} from ${e.address}`;
+    case 'account_role_changed':
+      return `Account ${e.username} changed from ${e.previousRole} to ${e.role} by ${e.by} from ${e.address}`;
+    case 'account_password_reset':
+      return `Password of ${e.username} set by ${e.by} from ${e.address}`;
+    case 'account_removed':
+      return `Account ${e.username} removed by ${e.by} from ${e.address}`;
+    case 'session_ended':
+      return e.reason === 'account_changed'
+        ? `Session of ${e.username} ended: its account was changed or removed`
+        : `Session of ${e.username} ended: a wrong current password was given`;
+    case 'restart':
+      return `Restart asked by ${e.by} from ${e.address}${e.transactionEnded ? ' (confirmed: it ends the running transaction)' : ''}`;
     case 'nfc_link_up':
       return 'NFC link up: a phone is connected';
     case 'nfc_link_down':
@@ -96,6 +118,9 @@ export function describeEvent(e: ControllerEvent): string {
       return `Backend ${e.state}${e.url ? ` (${e.url})` : ''}${e.reason ? `: ${e.reason}` : ''}`;
   }
 }
+
+/** Kinds logged above info: a person should look at them (api-overview.md, Sessions: reaching a limit is a warning). */
+const WARNING_KINDS: ReadonlySet<EventKind> = new Set(['login_throttled']);
 
 /** A URL as events show it: scheme, host and path, never a user name, password or query (tokens). */
 export function safeUrl(url: string): string {
@@ -126,6 +151,8 @@ export interface EventLog {
   pages(range: TimeRange, pageRows?: number): AsyncGenerator<string>;
   /** Resolves once every event recorded so far is stored (or failed). */
   settled(): Promise<void>;
+  /** When events of `kind` happened from `from` (ms) on, oldest first: stored ones (any process's) and waiting ones. */
+  times(kind: EventKind, from: number): Promise<number[]>;
 }
 
 type Row = { at: number; kind: string; data: string };
@@ -172,7 +199,7 @@ export function createEventLog({ database, now, logger }: { database: Database; 
   const log: EventLog = {
     record(event, at = now()) {
       const { kind, ...data } = event;
-      logger.info({ event: kind, at: new Date(at).toISOString(), ...data }, describeEvent(event));
+      logger[WARNING_KINDS.has(kind) ? 'warn' : 'info']({ event: kind, at: new Date(at).toISOString(), ...data }, describeEvent(event));
       if (pending.length >= MAX_PENDING_EVENTS) {
         pending.shift();
         dropped++;
@@ -210,6 +237,15 @@ export function createEventLog({ database, now, logger }: { database: Database; 
         after = { at: last.at, id: last.id };
         await nextPageTurn();
       }
+    },
+    async times(kind, from) {
+      const rows = await database.db
+        .select({ at: eventsTable.at })
+        .from(eventsTable)
+        .where(and(gte(eventsTable.at, from), sql`${eventsTable.kind} = ${kind}`))
+        .orderBy(asc(eventsTable.at));
+      const waiting = pending.filter((row) => row.kind === kind && row.at >= from).map((row) => row.at);
+      return [...rows.map((row) => row.at), ...waiting].sort((a, b) => a - b);
     },
     async settled() {
       for (let current = last; ; current = last) {

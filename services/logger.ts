@@ -130,8 +130,16 @@ export function createLogLevel(logger: Logger, environment: { level: string; fro
       setting = level;
       if (environment.fromEnvironment) {
         logger.level = environment.level;
-        if (atStart) logger.info({ logLevel: environment.level, setting: level }, `log level ${environment.level} from LOG_LEVEL, which wins over the LogLevel setting (${level}) while it is set`);
-        else logger.warn({ logLevel: environment.level, setting: level }, `the LogLevel setting is now ${level}; the log level stays ${environment.level} because LOG_LEVEL is set (unset it to let the setting decide)`);
+        if (atStart)
+          logger.info(
+            { logLevel: environment.level, setting: level },
+            `log level ${environment.level} from LOG_LEVEL, which wins over the LogLevel setting (${level}) while it is set`,
+          );
+        else
+          logger.warn(
+            { logLevel: environment.level, setting: level },
+            `the LogLevel setting is now ${level}; the log level stays ${environment.level} because LOG_LEVEL is set (unset it to let the setting decide)`,
+          );
         return;
       }
       const message = `log level ${level} from the LogLevel setting${atStart ? '' : ' (changed)'}`;

@@ -312,7 +312,9 @@ export function chartMetrics(machine: AnyStateMachine): ChartMetrics {
   const nodes = [...statesByPath(machine).values()];
   const initialArrows = nodes.filter((n) => isCompound(n) && n.type !== 'parallel' && n.initial?.target?.length).length;
   const pairs = new Map<string, number>();
-  for (const row of rows) for (const target of row.targets) pairs.set(`${row.source} -> ${target} | ${row.trigger}`, (pairs.get(`${row.source} -> ${target} | ${row.trigger}`) ?? 0) + 1);
+  for (const row of rows)
+    for (const target of row.targets)
+      pairs.set(`${row.source} -> ${target} | ${row.trigger}`, (pairs.get(`${row.source} -> ${target} | ${row.trigger}`) ?? 0) + 1);
   const edges = rows.reduce((n, r) => n + r.targets.length, 0);
   return {
     states: nodes.length - 1,
@@ -389,7 +391,8 @@ export async function renderChartFiles(machines = chartedMachines()): Promise<Ma
     readme.push(
       `## ${chart.id}`,
       '',
-      `Actor \`${chart.systemId}\`; files [${chart.file}.svg](${chart.file}.svg), [${chart.file}.dot](${chart.file}.dot), [${chart.file}.mmd](${chart.file}.mmd).`,
+      `Actor \`${chart.systemId}\`; files [${chart.file}.svg](${chart.file}.svg), [${chart.file}.dot](${chart.file}.dot), ` +
+        `[${chart.file}.mmd](${chart.file}.mmd).`,
       '',
       `![${chart.id} state chart](${chart.file}.svg)`,
       '',

@@ -11,13 +11,29 @@ const REACTION_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.045, 0.05, 0.0
  * among them). Request counts are kept in a plain map and handed to prom-client when scraped: a labelled counter's
  * increment costs more than the request's own work at the API's request rates.
  */
+/**
+ * prom-client's process metrics, collected once per process: collectDefaultMetrics starts a GC observer and an
+ * event-loop histogram that nothing can stop, so collecting them for each controller (POST /v1/restart starts one
+ * again in the same process) kept every earlier one's, with its registry, for good (issue 35).
+ */
+let processRegistry: client.Registry | undefined;
+function processMetrics(): client.Registry {
+  if (!processRegistry) {
+    processRegistry = new client.Registry();
+    client.collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function createMetrics(mainLoop: LoopDelayMonitor) {
   const registry = new client.Registry();
-  client.collectDefaultMetrics({ register: registry });
+  const processWide = processMetrics();
 
   const reactions = new client.Histogram({
     name: 'safety_reaction_seconds',
-    help: "Safety reactions of the charge-point core: from the hardware's reading changing to the output commanded (power_cut: how late after its 6 s deadline)",
+    help:
+      "Safety reactions of the charge-point core: from the hardware's reading changing to the output commanded " +
+      '(power_cut: how late after its 6 s deadline)',
     labelNames: ['reaction'],
     buckets: REACTION_BUCKETS,
     registers: [registry],
@@ -95,7 +111,7 @@ export function createMetrics(mainLoop: LoopDelayMonitor) {
       else counts.set(key, { method, route, status: String(status), n: 1 });
     },
     /** The Prometheus text exposition. */
-    text: () => registry.metrics(),
+    text: () => client.Registry.merge([processWide, registry]).metrics(),
   };
 }
 

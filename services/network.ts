@@ -79,7 +79,20 @@ export function nmcliPlan(wanted: NetworkSettings, current: { lan: Profile | nul
       : { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' };
   const changes = (profile: Profile, now: Profile | null) => Object.entries(profile).filter(([key, value]) => now?.[key] !== value).flat();
   if (!current.lan) {
-    plan.push(['connection', 'add', 'type', 'ethernet', 'ifname', LAN_DEVICE, 'con-name', LAN_PROFILE, 'connection.autoconnect', 'yes', 'connection.autoconnect-priority', LAN_PRIORITY]);
+    plan.push([
+      'connection',
+      'add',
+      'type',
+      'ethernet',
+      'ifname',
+      LAN_DEVICE,
+      'con-name',
+      LAN_PROFILE,
+      'connection.autoconnect',
+      'yes',
+      'connection.autoconnect-priority',
+      LAN_PRIORITY,
+    ]);
   }
   const lanChanges = changes(lan, current.lan);
   if (lanChanges.length) {

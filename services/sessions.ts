@@ -37,6 +37,15 @@ export function createSessions(
   const recordUnrecorded = () => {
     if (unrecorded) recordActivity(unrecorded.sessionId, unrecorded.at);
   };
+  /** The session's account standing at login (role, password, creation): the session holds while it is unchanged. */
+  let standingAtLogin: { sessionId: string; standing: string } | null = null;
+  /** Ends the current session if it is `sessionId` (as a logout does: its id answers 1003 from now on). */
+  const end = (sessionId: string, reason: 'account_changed' | 'wrong_current_password') => {
+    const session = actor.getSnapshot().context.session;
+    if (actor.getSnapshot().status !== 'active' || session?.id !== sessionId) return;
+    actor.send({ type: 'LOGOUT', sessionId });
+    if (actor.getSnapshot().context.session === null) events?.record({ kind: 'session_ended', username: session.username, reason });
+  };
 
   return {
     /** GET /login: a fresh 32-character token for the client `address`; its previous one is invalid from now on. */
@@ -58,6 +67,7 @@ export function createSessions(
       const { context } = actor.getSnapshot();
       const outcome = context.lastLogin ?? 'invalid';
       if (outcome === 'success') {
+        standingAtLogin = { sessionId, standing: account!.standing };
         events?.record({ kind: 'login', username: account!.username, address });
         return { ok: true, sessionId };
       }
@@ -66,14 +76,9 @@ export function createSessions(
       if (outcome === 'invalid') {
         events?.record({ kind: 'login_refused', address });
         const recent = recentFailures(context, address, at);
-        if (recent.address === MAX_FAILED_LOGINS) {
-          logger?.warn({ address }, `${MAX_FAILED_LOGINS} failed logins from ${address} within a minute: its attempts are refused until the first of them is a minute old`);
-          events?.record({ kind: 'login_throttled', address, scope: 'address' });
-        }
-        if (recent.total === MAX_FAILED_LOGINS_TOTAL) {
-          logger?.warn({ address }, `${MAX_FAILED_LOGINS_TOTAL} failed logins from all addresses within a minute: every attempt is refused until the first of them is a minute old`);
-          events?.record({ kind: 'login_throttled', address, scope: 'all' });
-        }
+        // The event is logged as a warning (services/events.ts).
+        if (recent.address === MAX_FAILED_LOGINS) events?.record({ kind: 'login_throttled', address, scope: 'address' });
+        if (recent.total === MAX_FAILED_LOGINS_TOTAL) events?.record({ kind: 'login_throttled', address, scope: 'all' });
       }
       return { ok: false, reason: outcome };
     },
@@ -96,6 +101,29 @@ export function createSessions(
         unrecorded = { sessionId: id, at, due };
       }
       return verdict;
+    },
+
+    /**
+     * Whether the session's account still stands as it did at login: same role, same password, not removed (nor
+     * removed and added again), whoever changed it: the API, `npm run accounts` in another process, a restore. One
+     * read of the account's row; a changed account ends the session at once (false: answer 1003).
+     */
+    async accountHolds(session: Session): Promise<boolean> {
+      const standing = await accounts.standing(session.username);
+      if (standing !== null && standingAtLogin?.sessionId === session.id && standing === standingAtLogin.standing) return true;
+      end(session.id, 'account_changed');
+      return false;
+    },
+
+    /** The session changed its own account's password (proving the current one): it holds on with the new standing. */
+    async keepAfterOwnChange(session: Session): Promise<void> {
+      const standing = await accounts.standing(session.username);
+      if (standing !== null && standingAtLogin?.sessionId === session.id) standingAtLogin = { sessionId: session.id, standing };
+    },
+
+    /** Ends the session after a wrong current password (a stolen session gets one guess; logins are throttled). */
+    endAfterWrongPassword(session: Session): void {
+      end(session.id, 'wrong_current_password');
     },
 
     logout(sessionId: string): void {

@@ -40,7 +40,12 @@ export interface Simulator {
  * The simulator of HARDWARE=sim. `pn532` is the simulated chip, undefined when the reader is the real PN532 on
  * NFC_PORT (docs/hardware.md, Real devices on a PC): then the plant's controls work, and cards and phones are real.
  */
-export function createSimulator(charging: ChargingService, pn532: SimulatedPn532 | undefined, reader: ReaderHardware, network?: Pick<Network, 'lastApplied'>): Simulator {
+export function createSimulator(
+  charging: ChargingService,
+  pn532: SimulatedPn532 | undefined,
+  reader: ReaderHardware,
+  network?: Pick<Network, 'lastApplied'>,
+): Simulator {
   let phone: SimulatedPhone | undefined;
   const chip = (): SimulatedPn532 => {
     if (!pn532) throw invalid('The reader is the real PN532 on NFC_PORT: present a real card or phone to it');

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { nextPageTurn, type Database, type WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';
@@ -274,10 +274,23 @@ export function createTransactions(database: Database, now: () => number = Date.
           .update(transactions)
           .set({ endedAt: transactions.checkpointedAt, stopReason: 'PowerLoss' })
           .where(isNull(transactions.endedAt))
-          .returning({ id: transactions.id, tagId: transactions.tagId, meterStartWh: transactions.meterStartWh, meterLastWh: transactions.meterLastWh, at: transactions.endedAt });
+          .returning({
+            id: transactions.id,
+            tagId: transactions.tagId,
+            meterStartWh: transactions.meterStartWh,
+            meterLastWh: transactions.meterLastWh,
+            at: transactions.endedAt,
+          });
         if (closed.length > 0) await addToDays(tx, inArray(transactions.id, closed.map((c) => c.id)));
         for (const c of closed) {
-          await hooks?.stopped(tx, { id: c.id, tagId: c.tagId, meterStartWh: c.meterStartWh, meterStopWh: c.meterLastWh, at: c.at ?? now(), reason: 'PowerLoss' });
+          await hooks?.stopped(tx, {
+            id: c.id,
+            tagId: c.tagId,
+            meterStartWh: c.meterStartWh,
+            meterStopWh: c.meterLastWh,
+            at: c.at ?? now(),
+            reason: 'PowerLoss',
+          });
         }
         return closed.length;
       }).finally(() => hooks?.committed?.());
@@ -307,7 +320,14 @@ export function createTransactions(database: Database, now: () => number = Date.
         if (updated.length === 0) throw notFound(`No active transaction ${record.id}`);
         await addToDays(tx, eq(transactions.id, record.id));
         const m = metering(record);
-        await hooks?.stopped(tx, { id: record.id, tagId: record.tagId ?? null, meterStartWh: m.meterStartWh, meterStopWh: m.meterLastWh, at, reason: end.reason });
+        await hooks?.stopped(tx, {
+          id: record.id,
+          tagId: record.tagId ?? null,
+          meterStartWh: m.meterStartWh,
+          meterStopWh: m.meterLastWh,
+          at,
+          reason: end.reason,
+        });
       });
       hooks?.committed?.();
     },

@@ -57,7 +57,8 @@ const storedKey = sql`lower(${whitelist.id})`;
 function refuseDuplicates(ids: readonly string[]): void {
   const seen = new Set<string>();
   const repeated = ids.filter((id) => (seen.has(tagKey(id)) ? true : (seen.add(tagKey(id)), false)));
-  if (repeated.length > 0) throw invalid(`Tag id ${listIds([...new Set(repeated)])} appears more than once in the request (ids are compared without regard to letter case)`);
+  if (repeated.length > 0)
+    throw invalid(`Tag id ${listIds([...new Set(repeated)])} appears more than once in the request (ids are compared without regard to letter case)`);
 }
 
 /** The stored ids of the entries the given ids name, by tag key. */

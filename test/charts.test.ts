@@ -64,7 +64,9 @@ test('the session chart draws its login rules once, on the state enclosing them;
   const charts = chartedMachines();
   const session = toDot(charts.find((c) => c.id === 'session')!.machine);
   expect(session).toContain('label="login\\nLOGIN [withoutToken] / recordOutcome\\nLOGIN [loginsThrottled]');
-  expect(session).toContain('"anchor:login" -> "login.active" [id="transition-4", label="LOGIN [credentialsMatch] / spendToken, startSession, recordOutcome", ltail="cluster_login"]');
+  expect(session).toContain(
+    '"anchor:login" -> "login.active" [id="transition-4", label="LOGIN [credentialsMatch] / spendToken, startSession, recordOutcome", ltail="cluster_login"]',
+  );
   expect(toDot(charts.find((c) => c.id === 'nfcLink')!.machine)).toContain('label="established (parallel)');
   expect(toDot(charts.find((c) => c.id === 'pairing')!.machine)).toContain('after pairingDuration (60 s)');
   expect(toDot(charts.find((c) => c.id === 'controller')!.machine)).toContain('invoke pairing (systemId pairing)');

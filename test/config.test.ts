@@ -16,7 +16,16 @@ describe('loadConfig', () => {
       logLevelFromEnvironment: false,
       logFormat: 'json',
       operatorPassword: undefined,
-      pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, contactorFeedback: undefined, lock: 27, lockFeedback: undefined, buzzer: 22, leds: [23, 24, 25] },
+      pins: {
+        cpPwm: 18,
+        cpLevel: [5, 6, 13, 19, 26],
+        contactor: 17,
+        contactorFeedback: undefined,
+        lock: 27,
+        lockFeedback: undefined,
+        buzzer: 22,
+        leds: [23, 24, 25],
+      },
       meter: undefined,
       temperatureSensorPath: undefined,
       nfc: { path: '/dev/ttyS0', baudRate: 115200 },
@@ -35,7 +44,10 @@ describe('loadConfig', () => {
 
   test('each device chooses its implementation: with HARDWARE=sim a meter or reader port runs the real driver there', () => {
     expect(loadConfig({ HARDWARE: 'rpi' })).toMatchObject({ meter: { path: '/dev/ttyUSB0', baudRate: 9600, address: 1 }, nfcReader: true });
-    expect(loadConfig({ METER_PORT: '/dev/ttyUSB3', METER_ADDRESS: '7' })).toMatchObject({ meter: { path: '/dev/ttyUSB3', baudRate: 9600, address: 7 }, nfcReader: false });
+    expect(loadConfig({ METER_PORT: '/dev/ttyUSB3', METER_ADDRESS: '7' })).toMatchObject({
+      meter: { path: '/dev/ttyUSB3', baudRate: 9600, address: 7 },
+      nfcReader: false,
+    });
     expect(loadConfig({ NFC_PORT: '/dev/ttyACM0' })).toMatchObject({ meter: undefined, nfc: { path: '/dev/ttyACM0', baudRate: 115200 }, nfcReader: true });
   });
 
@@ -56,7 +68,18 @@ describe('loadConfig', () => {
       OPERATOR_PASSWORD: 'long enough',
       LOG_UNRELATED: 'x',
     });
-    expect(c).toMatchObject({ port: 9000, host: '::1', dataDir: '/var/lib/cc', databaseUrl: 'libsql://db.example:8080', defaultDatabaseFile: null, hardware: 'rpi', logLevel: 'debug', logLevelFromEnvironment: true, logFormat: 'pretty', operatorPassword: 'long enough' });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '::1',
+      dataDir: '/var/lib/cc',
+      databaseUrl: 'libsql://db.example:8080',
+      defaultDatabaseFile: null,
+      hardware: 'rpi',
+      logLevel: 'debug',
+      logLevelFromEnvironment: true,
+      logFormat: 'pretty',
+      operatorPassword: 'long enough',
+    });
     expect(loadConfig({ PORT: '', HARDWARE: '' })).toMatchObject({ port: 8080, hardware: 'sim' });
   });
 
@@ -75,7 +98,9 @@ describe('loadConfig', () => {
     try {
       loadConfig({ [name]: value });
     } catch (err) {
-      expect((err as ConfigError).problems).toEqual([expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`))]);
+      expect((err as ConfigError).problems).toEqual([
+        expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`)),
+      ]);
     }
   });
 
@@ -117,10 +142,22 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
       METER_ADDRESS: '247',
       TEMPERATURE_SENSOR: '/sys/bus/w1/devices/28-00000abc/temperature',
     });
-    expect(c.pins).toEqual({ cpPwm: 12, cpLevel: [2, 3, 4, 7, 8], contactor: 9, contactorFeedback: 10, lock: 11, lockFeedback: 0, buzzer: 27, leds: [14, 15, 16] });
+    expect(c.pins).toEqual({
+      cpPwm: 12,
+      cpLevel: [2, 3, 4, 7, 8],
+      contactor: 9,
+      contactorFeedback: 10,
+      lock: 11,
+      lockFeedback: 0,
+      buzzer: 27,
+      leds: [14, 15, 16],
+    });
     expect(c.meter).toEqual({ path: '/dev/serial0', baudRate: 19200, address: 247 });
     expect(c.temperatureSensorPath).toBe('/sys/bus/w1/devices/28-00000abc/temperature');
-    expect(loadConfig({ GPIO_CONTACTOR_FEEDBACK: '', TEMPERATURE_SENSOR: '' })).toMatchObject({ temperatureSensorPath: undefined, pins: { contactorFeedback: undefined } });
+    expect(loadConfig({ GPIO_CONTACTOR_FEEDBACK: '', TEMPERATURE_SENSOR: '' })).toMatchObject({
+      temperatureSensorPath: undefined,
+      pins: { contactorFeedback: undefined },
+    });
   });
 
   test.each([
@@ -145,7 +182,9 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
     ['METER_ADDRESS', '248'],
     ['TEMPERATURE_SENSOR', 'relative/path'],
   ])('%s=%s is refused with a message naming the variable', (name, value) => {
-    expect(problems({ [name]: value })).toEqual([expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`))]);
+    expect(problems({ [name]: value })).toEqual([
+      expect.stringMatching(new RegExp(`^${name}: .+ \\(got "${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\)$`)),
+    ]);
   });
 
   test('a pin used twice is refused, naming the later variable and the earlier one', () => {

@@ -38,9 +38,17 @@ describe('translations of the API texts', () => {
     expect(missingTranslations(texts(LIVE.map((f) => [f.key, f.label])), pick('label'))).toEqual([]);
     expect(missingTranslations(texts(LIVE.map((f) => [f.key, f.description])), pick('description'))).toEqual([]);
     const messages = Object.values(MESSAGES);
-    expect(missingTranslations(texts(messages.map((m) => [m.errorCode, m.message])), Object.fromEntries(Object.entries(MESSAGE_TRANSLATIONS).map(([k, v]) => [k, v.message])))).toEqual([]);
     expect(
-      missingTranslations(texts(messages.map((m) => [m.errorCode, m.correctiveActions])), Object.fromEntries(Object.entries(MESSAGE_TRANSLATIONS).map(([k, v]) => [k, v.correctiveActions]))),
+      missingTranslations(
+        texts(messages.map((m) => [m.errorCode, m.message])),
+        Object.fromEntries(Object.entries(MESSAGE_TRANSLATIONS).map(([k, v]) => [k, v.message])),
+      ),
+    ).toEqual([]);
+    expect(
+      missingTranslations(
+        texts(messages.map((m) => [m.errorCode, m.correctiveActions])),
+        Object.fromEntries(Object.entries(MESSAGE_TRANSLATIONS).map(([k, v]) => [k, v.correctiveActions])),
+      ),
     ).toEqual([]);
     for (const lang of ['de', 'nl', 'fr'] as const) {
       expect(Object.keys(REASONS[lang]).sort()).toEqual(Object.keys(REASONS.gb).sort());
@@ -60,7 +68,8 @@ describe('the API answers in the language of the Language setting', () => {
   let h: Harness;
   let session: string;
   const call = (method: string, path: string, body?: unknown) => h.http(method, path, { session, body });
-  const field = (settings: any, key: string) => settings.groups.flatMap((g: any) => g.sub_groups.flatMap((sg: any) => sg.fields)).find((f: any) => f.key === key);
+  const field = (settings: any, key: string) =>
+    settings.groups.flatMap((g: any) => g.sub_groups.flatMap((sg: any) => sg.fields)).find((f: any) => f.key === key);
 
   beforeAll(async () => {
     h = await startHarness();
@@ -93,14 +102,19 @@ describe('the API answers in the language of the Language setting', () => {
     // A refused write: the cause and each pair's own cause in German.
     const refused = await call('PATCH', '/v1/settings', { params: [{ key: 'LanMode', value: 1 }, { key: 'LanIpAddress', value: '192.168.1.300' }] });
     expect(refused.status).toBe(400);
-    expect(refused.json.cause).toBe('Keine Einstellung wurde geändert: "LanIpAddress" hat nicht die erwartete Form: eine IPv4-Adresse wie 192.168.1.50 (params[1])');
+    expect(refused.json.cause).toBe(
+      'Keine Einstellung wurde geändert: "LanIpAddress" hat nicht die erwartete Form: eine IPv4-Adresse wie 192.168.1.50 (params[1])',
+    );
     expect(refused.json.params).toEqual([
       { key: 'LanMode', success: false },
       { key: 'LanIpAddress', success: false, cause: 'hat nicht die erwartete Form: eine IPv4-Adresse wie 192.168.1.50' },
     ]);
 
     const dashboard = (await call('GET', '/v1/app_dashboard')).json;
-    expect(dashboard.groups[0].fields.find((f: any) => f.key === 'Dashboard_Power')).toMatchObject({ label: 'Leistung', description: 'Aktuell vom Fahrzeug bezogene Leistung.' });
+    expect(dashboard.groups[0].fields.find((f: any) => f.key === 'Dashboard_Power')).toMatchObject({
+      label: 'Leistung',
+      description: 'Aktuell vom Fahrzeug bezogene Leistung.',
+    });
 
     await h.sim('fault', { fault: 'meter-offline' });
     await h.step(3000);

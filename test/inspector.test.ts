@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request, type ClientRequest } from 'node:http';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../api/inspect/page.js';
 import { IMPORT_MAP_HASH } from '../api/web/vendor.js';
@@ -33,14 +33,13 @@ interface Stream {
 /** Opens GET `path` and reads it as a server-sent event stream. */
 function openStream(port: number, path: string, from?: string): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    let req: ClientRequest;
     let raw = '';
     let buffer = '';
     const messages: SseMessage[] = [];
     const waiters = new Set<() => void>();
     let endResponse!: () => void;
     const ended = new Promise<void>((r) => (endResponse = r));
-    req = request({ host: '127.0.0.1', port, path, localAddress: from, agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, localAddress: from, agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         raw += chunk;
@@ -177,7 +176,9 @@ describe('access: a session of role installer or higher', () => {
     const charge = res.json.charts.find((c: any) => c.systemId === 'chargeCycle');
     expect(charge.svg).toMatch(/^<svg/);
     expect(charge.svg).toContain('<g id="operative.session.transaction.underLoad.charging" class="node"');
-    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']));
+    expect(res.json.simulator.controls.map((c: any) => c.label)).toEqual(
+      expect.arrayContaining(['plug', 'present tag', 'charge', 'pause', 'unplug', 'fault', 'clear', 'phone request']),
+    );
     expect(res.json.simulator.faults).toContain('cp-short');
     const ticket = await h.http('POST', '/inspect/ticket', { session });
     expect(ticket.json).toEqual({ ticket: expect.stringMatching(/^[0-9a-f]{32}$/), expiresInS: TICKET_TTL_MS / 1000 });
@@ -294,13 +295,20 @@ describe('the event stream', () => {
     const suspend = edge('operative.session.transaction | always | suspends | operative.session.transaction.suspended');
     await h.sim('temperature', { celsius: 85 });
     await h.step(1_000);
-    await summary('suspended', (s) => s.state === 'Error' && s.ocppState === 'suspendedevse' && s.announcedA === null && s.messages.map((m: any) => m.errorCode).join() === 'OVERTEMPERATURE');
+    await summary(
+      'suspended',
+      (s) =>
+        s.state === 'Error' && s.ocppState === 'suspendedevse' && s.announcedA === null && s.messages.map((m: any) => m.errorCode).join() === 'OVERTEMPERATURE',
+    );
     await stream.waitFor('suspend edge', (m) => m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.transitions.join() === suspend);
     // The EV pauses meanwhile: that step takes no edge (suspended holds), so the suspension stays the latest.
     const before = stream.messages.length;
     await h.sim('pause');
     await h.step(50);
-    const paused = await stream.waitFor('pilot B', (m) => stream.messages.indexOf(m) >= before && m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.context.pilot === 'B');
+    const paused = await stream.waitFor(
+      'pilot B',
+      (m) => stream.messages.indexOf(m) >= before && m.event === 'actor' && m.data.systemId === 'chargeCycle' && m.data.context.pilot === 'B',
+    );
     expect(paused.data.transitions).toEqual([suspend]);
     stream.close();
     await h.sim('temperature', { celsius: 25 });

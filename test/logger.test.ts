@@ -159,7 +159,12 @@ describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, a
       const lines = await setLogLevel(h, 1); // warn
       expect(lines).toEqual([
         expect.objectContaining({ level: 30, event: 'settings_changed', keys: ['LogLevel'], msg: 'Settings changed by installer-1: LogLevel' }),
-        expect.objectContaining({ level: 40, logLevel: 'info', setting: 'warn', msg: expect.stringContaining('the log level stays info because LOG_LEVEL is set') }),
+        expect.objectContaining({
+          level: 40,
+          logLevel: 'info',
+          setting: 'warn',
+          msg: expect.stringContaining('the log level stays info because LOG_LEVEL is set'),
+        }),
         expect.objectContaining({ level: 30, path: '/v1/settings', msg: 'request' }),
         expect.objectContaining({ level: 30, path: '/v1/system_state', msg: 'request' }),
       ]);

@@ -25,13 +25,41 @@ import { FAILED, startHarness } from './harness.js';
  */
 
 const DHCP: NetworkSettings = { lan: { mode: 'dhcp' }, gsm: { enabled: false, apn: '' } };
-const STATIC: NetworkSettings = { lan: { mode: 'static', address: '192.168.10.20', netmask: '255.255.255.0', gateway: '192.168.10.1' }, gsm: { enabled: false, apn: '' } };
+const STATIC: NetworkSettings = {
+  lan: { mode: 'static', address: '192.168.10.20', netmask: '255.255.255.0', gateway: '192.168.10.1' },
+  gsm: { enabled: false, apn: '' },
+};
 
 describe('the nmcli commands', () => {
   test('a fresh Pi: the LAN profile is added (ahead of NetworkManager\'s own), set and brought up', () => {
     expect(nmcliPlan(STATIC, { lan: null, gsm: null })).toEqual([
-      ['connection', 'add', 'type', 'ethernet', 'ifname', 'eth0', 'con-name', LAN_PROFILE, 'connection.autoconnect', 'yes', 'connection.autoconnect-priority', '100'],
-      ['connection', 'modify', LAN_PROFILE, 'ipv4.method', 'manual', 'ipv4.addresses', '192.168.10.20/24', 'ipv4.gateway', '192.168.10.1', 'ipv4.dns', '192.168.10.1'],
+      [
+        'connection',
+        'add',
+        'type',
+        'ethernet',
+        'ifname',
+        'eth0',
+        'con-name',
+        LAN_PROFILE,
+        'connection.autoconnect',
+        'yes',
+        'connection.autoconnect-priority',
+        '100',
+      ],
+      [
+        'connection',
+        'modify',
+        LAN_PROFILE,
+        'ipv4.method',
+        'manual',
+        'ipv4.addresses',
+        '192.168.10.20/24',
+        'ipv4.gateway',
+        '192.168.10.1',
+        'ipv4.dns',
+        '192.168.10.1',
+      ],
       ['connection', 'up', LAN_PROFILE],
     ]);
   });
@@ -50,7 +78,22 @@ describe('the nmcli commands', () => {
     const lan = { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' };
     const on = { ...DHCP, gsm: { enabled: true, apn: 'internet.provider.com' } };
     expect(nmcliPlan(on, { lan, gsm: null })).toEqual([
-      ['connection', 'add', 'type', 'gsm', 'ifname', '*', 'con-name', GSM_PROFILE, 'gsm.apn', 'internet.provider.com', 'connection.autoconnect', 'yes', 'ipv4.route-metric', '50'],
+      [
+        'connection',
+        'add',
+        'type',
+        'gsm',
+        'ifname',
+        '*',
+        'con-name',
+        GSM_PROFILE,
+        'gsm.apn',
+        'internet.provider.com',
+        'connection.autoconnect',
+        'yes',
+        'ipv4.route-metric',
+        '50',
+      ],
       ['connection', 'up', GSM_PROFILE],
     ]);
     const gsmNow = { 'gsm.apn': 'internet.provider.com', 'connection.autoconnect': 'yes', 'ipv4.route-metric': '50' };
@@ -106,7 +149,9 @@ describe('nmcli', () => {
 
   test('a profile\'s properties, one a line; a profile that does not exist is none', async () => {
     const { backend, calls } = fake((args) =>
-      args.includes(GSM_PROFILE) ? { err: new Error('exit 10'), stderr: `Error: ${GSM_PROFILE} - no such connection profile.\n` } : { stdout: 'manual\n192.168.10.20/24\n192.168.10.1\n192.168.10.1\n' },
+      args.includes(GSM_PROFILE)
+        ? { err: new Error('exit 10'), stderr: `Error: ${GSM_PROFILE} - no such connection profile.\n` }
+        : { stdout: 'manual\n192.168.10.20/24\n192.168.10.1\n192.168.10.1\n' },
     );
     expect(await backend.profile(LAN_PROFILE, ['ipv4.method', 'ipv4.addresses', 'ipv4.gateway', 'ipv4.dns'])).toEqual({
       'ipv4.method': 'manual',
@@ -149,7 +194,13 @@ describe('applying at start', () => {
     const network = createNetwork(b, log);
     await network.apply(STATIC, 0);
     expect(b.ran).toEqual([]);
-    expect(lines).toEqual([{ level: 'error', fields: { reason: 'nmcli is not installed (NetworkManager)' }, msg: 'the network settings cannot be applied: NetworkManager (nmcli) is not available on this controller' }]);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        fields: { reason: 'nmcli is not installed (NetworkManager)' },
+        msg: 'the network settings cannot be applied: NetworkManager (nmcli) is not available on this controller',
+      },
+    ]);
     expect(network.lastApplied()).toEqual({ at: 0, commands: [], error: 'nmcli is not installed (NetworkManager)' });
   });
 });
@@ -162,14 +213,26 @@ describe('settings writes', () => {
       const check = networkCheck({ unavailable: async () => 'nmcli is not installed (NetworkManager)' });
       const settings = await createSettings(database, { now: () => 0, computed: () => computedValues(() => 0), check });
       const installer = { role: 'installer' as const, username: 'installer' };
-      await expect(settings.set(installer, [{ key: 'LanMode', value: 1 }, { key: 'MaxCurrent', value: 10 }])).rejects.toMatchObject({
+      await expect(
+        settings.set(installer, [
+          { key: 'LanMode', value: 1 },
+          { key: 'MaxCurrent', value: 10 },
+        ]),
+      ).rejects.toMatchObject({
         kind: 'invalid',
         message: 'No setting was changed: "LanMode" cannot be applied: this controller has no NetworkManager (nmcli) (params[0])',
-        details: { params: [{ key: 'LanMode', success: false, cause: 'cannot be applied: this controller has no NetworkManager (nmcli)' }, { key: 'MaxCurrent', success: false }] },
+        details: {
+          params: [
+            { key: 'LanMode', success: false, cause: 'cannot be applied: this controller has no NetworkManager (nmcli)' },
+            { key: 'MaxCurrent', success: false },
+          ],
+        },
       });
       await settings.set(installer, [{ key: 'Language', value: 1 }]);
       await expect(settings.set(installer, [{ key: 'GsmEnabled', value: 1 }])).rejects.toMatchObject({
-        details: { params: [{ key: 'GsmEnabled', success: false, cause: 'kann nicht angewendet werden: Dieser Controller hat keinen NetworkManager (nmcli)' }] },
+        details: {
+          params: [{ key: 'GsmEnabled', success: false, cause: 'kann nicht angewendet werden: Dieser Controller hat keinen NetworkManager (nmcli)' }],
+        },
       });
       expect((await settings.set(installer, [{ key: 'MaxCurrent', value: 10 }])).params).toEqual([{ key: 'MaxCurrent', success: true }]);
       expect(settings.get('LanMode')).toBe(0);
@@ -179,7 +242,10 @@ describe('settings writes', () => {
     }
   });
 
-  test('HARDWARE=sim: an inconsistent static configuration is refused beside its field; a good one is applied by the simulated manager at the next start, which shows the commands', async () => {
+  const simulatedManager =
+    'HARDWARE=sim: an inconsistent static configuration is refused beside its field; a good one is applied by the simulated manager at the next start, ' +
+    'which shows the commands';
+  test(simulatedManager, async () => {
     const h = await startHarness();
     try {
       const session = await h.login();

@@ -53,13 +53,16 @@ export function responseChecker(document: Json): ResponseChecker {
   templates.sort((a, b) => b.literals - a.literals);
   const match = (path: string) => {
     const segments = path.split('/');
-    return templates.find((t) => t.segments.length === segments.length && t.segments.every((s, i) => (s.startsWith('{') ? segments[i] !== '' : s === segments[i])));
+    return templates.find(
+      (t) => t.segments.length === segments.length && t.segments.every((s, i) => (s.startsWith('{') ? segments[i] !== '' : s === segments[i])),
+    );
   };
 
   const errorBody = (what: string, res: HttpResult) => {
     const failed = validatorAt('#/components/schemas/OperationFailed');
     const notLoggedIn = validatorAt('#/components/schemas/NotLoggedIn');
-    if (res.text === '' || !(failed(res.json) || notLoggedIn(res.json))) throw new Error(`${what}: the answer ${res.status} ${res.text.slice(0, 200)} is not an error body`);
+    if (res.text === '' || !(failed(res.json) || notLoggedIn(res.json)))
+      throw new Error(`${what}: the answer ${res.status} ${res.text.slice(0, 200)} is not an error body`);
   };
 
   return {
@@ -78,12 +81,19 @@ export function responseChecker(document: Json): ResponseChecker {
       if (!operation) {
         // An unknown path, or a method the path does not support.
         const allowed = template ? [400, 401] : [401, 404, 400];
-        if (!allowed.includes(res.status)) throw new Error(`${what}: ${res.status} for a ${template ? 'method the path does not support' : 'path the document does not list'} (expected ${allowed.join(' or ')})`);
+        if (!allowed.includes(res.status))
+          throw new Error(
+            `${what}: ${res.status} for a ${template ? 'method the path does not support' : 'path the document does not list'} ` +
+              `(expected ${allowed.join(' or ')})`,
+          );
         if (!head) errorBody(what, res);
         return;
       }
       const answer = operation.responses[String(res.status)];
-      if (!answer) throw new Error(`${what}: status ${res.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}); body ${res.text.slice(0, 200)}`);
+      if (!answer)
+        throw new Error(
+          `${what}: status ${res.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}); body ${res.text.slice(0, 200)}`,
+        );
       if (!answer.content) {
         if (res.text !== '') throw new Error(`${what}: ${res.status} is documented without a body, got ${res.text.slice(0, 200)}`);
         return;
@@ -92,7 +102,9 @@ export function responseChecker(document: Json): ResponseChecker {
       const documented = Object.keys(answer.content);
       if (!type || !documented.includes(type)) throw new Error(`${what}: ${res.status} has content type ${type}, documented: ${documented.join(', ')}`);
       if (head || type !== 'application/json') return;
-      const validate = validatorAt(pointer('paths', template.path, (head ? 'GET' : method).toLowerCase(), 'responses', String(res.status), 'content', type, 'schema'));
+      const validate = validatorAt(
+        pointer('paths', template.path, (head ? 'GET' : method).toLowerCase(), 'responses', String(res.status), 'content', type, 'schema'),
+      );
       if (!validate(res.json)) {
         const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}`).join('; ');
         throw new Error(`${what}: the ${res.status} body does not match the document: ${problems}; body ${res.text.slice(0, 300)}`);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -118,7 +118,10 @@ test('an invalid variable stops the process with a message naming it', () => {
 
 test('HARDWARE=rpi where there is no Raspberry Pi: the hardware is checked first, nothing is created, no password printed', async () => {
   const dataDir = join(root, 'no-pi');
-  const res = spawnSync(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', HARDWARE: 'rpi', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir }, encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [ENTRY], {
+    env: { PATH: process.env.PATH ?? '', HARDWARE: 'rpi', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
   expect(res.status).toBe(1);
   expect(res.stderr).toMatch(/The controller failed to start: .*pigpio/);
   expect(res.stderr).not.toContain('First start');
@@ -142,7 +145,10 @@ test('npm run accounts: set, list and remove accounts on the controller database
   expect(run(['remove', 'viewer']).status).toBe(1);
   // The same rules as /v1/accounts (services/accounts.ts): the last account of the highest role present stays.
   const last = run(['remove', 'tech']);
-  expect([last.status, last.stderr]).toEqual([2, `Database: ${dataDir}/controller.db\n"tech" is the last account of role installer, the highest present; add another installer first.\n`]);
+  expect([last.status, last.stderr]).toEqual([
+    2,
+    `Database: ${dataDir}/controller.db\n"tech" is the last account of role installer, the highest present; add another installer first.\n`,
+  ]);
   expect(run(['set', 'tech', '--role', 'user', '--password', 'tech-password']).status).toBe(2);
 
   // The controller uses the same database: the account logs in.
@@ -187,7 +193,14 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
     const s2 = await login(again.port, 'operator-secret-1');
     const list = await httpRequest(again.port, 'GET', '/v1/transactions', { session: s2 });
     expect(list.json).toEqual([
-      { transactionId, tagId: tag, startTransaction: paused.transaction.transactionStart, endTransaction: expect.any(String), consumption, maxPower: expect.any(Number) },
+      {
+        transactionId,
+        tagId: tag,
+        startTransaction: paused.transaction.transactionStart,
+        endTransaction: expect.any(String),
+        consumption,
+        maxPower: expect.any(Number),
+      },
     ]);
     expect(list.json[0].maxPower).toBeGreaterThan(10_000);
     expect((await httpRequest(again.port, 'GET', '/v1/transactions/active', { session: s2 })).status).toBe(204);
@@ -236,7 +249,8 @@ test('power loss (SIGKILL): a stored event is still there after the restart', as
 
 test('POST /v1/restart: answers, restarts in the same process on the same port, and reboot settings take effect', async () => {
   const dataDir = join(root, 'restart');
-  const cli = (args: string[]) => spawnSync(process.execPath, [ACCOUNTS, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [ACCOUNTS, ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
   const run = await launch({ DATA_DIR: dataDir, OPERATOR_PASSWORD: 'operator-pass' });
   expect(cli(['set', 'tech', '--role', 'installer', '--password', 'tech-password']).status).toBe(0);
   expect(cli(['set', 'viewer', '--role', 'user', '--password', 'viewer-password']).status).toBe(0);
@@ -273,7 +287,9 @@ test('POST /v1/restart: answers, restarts in the same process on the same port, 
     const again = await loginAs('tech', 'tech-password');
     const settings = await httpRequest(run.port, 'GET', '/v1/settings', { session: again });
     expect(settings.json.result).toEqual({ reboot_required: false });
-    expect((await httpRequest(run.port, 'GET', '/v1/settings?params=Phases', { session: again })).json).toEqual({ params: [{ Phases: { value: 1, label: '1 phase' } }] });
+    expect((await httpRequest(run.port, 'GET', '/v1/settings?params=Phases', { session: again })).json).toEqual({
+      params: [{ Phases: { value: 1, label: '1 phase' } }],
+    });
     expect((await httpRequest(run.port, 'GET', '/sim')).json.plant.currentsA).toHaveLength(1);
   } finally {
     run.child.kill('SIGTERM');

@@ -43,7 +43,9 @@ beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-systemd-'))));
  * A systemd-notify of our own on a PATH folder (the real one needs systemd as PID 1): it records each message it is
  * given with its parent's pid. `messages()` reads them back.
  */
-async function fakeSystemdNotify(name: string): Promise<{ bin: string; lines(): Promise<Array<{ message: string; parent: string }>>; messages(): Promise<string[]> }> {
+async function fakeSystemdNotify(
+  name: string,
+): Promise<{ bin: string; lines(): Promise<Array<{ message: string; parent: string }>>; messages(): Promise<string[]> }> {
   const bin = join(root, name);
   const record = join(root, `${name}.log`);
   await mkdir(bin, { recursive: true });
@@ -111,7 +113,9 @@ describe('the unit', () => {
     expect([res.status, res.stderr.trim()]).toEqual([0, '']);
     // And it does report a broken unit.
     await writeFile(copy, (await readFile(copy, 'utf8')).replace(/^Restart=always$/m, 'Restart=sometimes'));
-    expect(spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_TARGET: 'console' } }).stderr).toMatch(/Failed to parse service restart specifier/);
+    expect(spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8', env: { ...process.env, SYSTEMD_LOG_TARGET: 'console' } }).stderr).toMatch(
+      /Failed to parse service restart specifier/,
+    );
   });
 });
 
@@ -138,7 +142,14 @@ describe('the watchdog', () => {
     let tick: () => void = () => {};
     let every = 0;
     const errors: string[] = [];
-    const dog = startWatchdog({ env, pid: 42, relay, setInterval: (fn, ms) => ((tick = fn), (every = ms)), clearInterval: () => (tick = () => {}), onError: (e) => errors.push(e) });
+    const dog = startWatchdog({
+      env,
+      pid: 42,
+      relay,
+      setInterval: (fn, ms) => ((tick = fn), (every = ms)),
+      clearInterval: () => (tick = () => {}),
+      onError: (e) => errors.push(e),
+    });
     expect(dog?.intervalMs).toBe(10_000);
     expect(every).toBe(5_000);
     expect(sent).toEqual(['WATCHDOG=1']);
@@ -173,10 +184,19 @@ describe('the watchdog', () => {
     expect(errors).toEqual([]);
   });
 
-  test('the controller under a notify unit: READY=1 once listening, WATCHDOG=1 from the core\'s thread every half interval, STOPPING=1 on SIGTERM', async () => {
+  test("the controller under a notify unit: READY=1 once listening, WATCHDOG=1 from the core's thread every half interval, STOPPING=1 on SIGTERM", async () => {
     const { bin, messages: notified } = await fakeSystemdNotify('bin');
     const child = spawn(process.execPath, [ENTRY], {
-      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(root, 'data'), OPERATOR_PASSWORD: 'operator-pass', NOTIFY_SOCKET: '/run/systemd/notify', WATCHDOG_USEC: '300000', INVOCATION_ID: 'test' },
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: join(root, 'data'),
+        OPERATOR_PASSWORD: 'operator-pass',
+        NOTIFY_SOCKET: '/run/systemd/notify',
+        WATCHDOG_USEC: '300000',
+        INVOCATION_ID: 'test',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out: string[] = [];
@@ -204,7 +224,14 @@ describe('the watchdog', () => {
   test('without NOTIFY_SOCKET nothing is sent', async () => {
     const { bin, messages } = await fakeSystemdNotify('bin2');
     const child = spawn(process.execPath, [ENTRY], {
-      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOST: '127.0.0.1', PORT: '0', DATA_DIR: join(root, 'data2'), OPERATOR_PASSWORD: 'operator-pass', WATCHDOG_USEC: '300000' },
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: join(root, 'data2'),
+        OPERATOR_PASSWORD: 'operator-pass',
+        WATCHDOG_USEC: '300000',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const out: string[] = [];

@@ -35,7 +35,8 @@ describe('served by the controller', () => {
     expect(page.text).toBe(PAGE_HTML);
     const csp = page.headers['content-security-policy'] as string;
     expect(csp).toBe(
-      `default-src 'none'; script-src 'self' 'sha256-${IMPORT_MAP_HASH}'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; script-src 'self' 'sha256-${IMPORT_MAP_HASH}'; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     // The hash is the import map's, as it stands in the page.
@@ -105,7 +106,10 @@ describe("the page's code", () => {
       expect([file, /https?:\/\/|@import|url\(/.test(text)]).toEqual([file, false]);
     }
     for (const file of scripts) {
-      expect([file, /innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|document\.write|eval\(|new Function/.test(source(file))]).toEqual([file, false]);
+      expect([file, /innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|document\.write|eval\(|new Function/.test(source(file))]).toEqual([
+        file,
+        false,
+      ]);
     }
   });
 

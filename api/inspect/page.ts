@@ -17,7 +17,9 @@
 
 import { pageHead } from '../web/page.js';
 
-export const PAGE_HTML = `${pageHead({ title: 'Charge controller inspector', icon: '/inspect/icon.svg', styles: ['/inspect/app.css'], module: '/inspect/app.js' })}<body>
+const PAGE_HEAD = pageHead({ title: 'Charge controller inspector', icon: '/inspect/icon.svg', styles: ['/inspect/app.css'], module: '/inspect/app.js' });
+
+export const PAGE_HTML = `${PAGE_HEAD}<body>
 <header>
   <h1>Charge controller inspector</h1>
   <span id="status" role="status">Log in with an account of role installer or higher.</span>
@@ -60,8 +62,9 @@ export const PAGE_HTML = `${pageHead({ title: 'Charge controller inspector', ico
 `;
 
 /** The page's icon (the browser asks for one; served here, it needs no request to /favicon.ico). */
-export const PAGE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#263238"/><path d="M9 1 3 9h4l-1 6 6-8H8z" fill="#ffca28"/></svg>
-`;
+export const PAGE_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#263238"/>' +
+  '<path d="M9 1 3 9h4l-1 6 6-8H8z" fill="#ffca28"/></svg>\n';
 
 export const PAGE_CSS = `
 :root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: #1c2529; background: #f4f6f7; }
@@ -123,7 +126,10 @@ section.actor h2 small { font-weight: normal; color: #455a64; }
 .chart.zoomable:active { cursor: grabbing; }
 .chart.zoomable svg { width: 100%; height: 100%; max-width: none; }
 .chart:focus-visible { outline: 2px solid #1565c0; outline-offset: 2px; }
-@media (max-width: 700px) { main { padding: 0.5em 0.5em 2em; } section.actor { padding: 0.5em; } .chart.zoomable, .chart.zoomable.first { height: 58vh; } #summary .cell.wide { grid-column: 1 / -1; } }
+@media (max-width: 700px) {
+  main { padding: 0.5em 0.5em 2em; } section.actor { padding: 0.5em; }
+  .chart.zoomable, .chart.zoomable.first { height: 58vh; } #summary .cell.wide { grid-column: 1 / -1; }
+}
 details.context { font-size: 0.85em; margin-top: 0.4em; }
 details.context summary { cursor: pointer; color: #455a64; }
 details.context table { border-collapse: collapse; }
@@ -143,7 +149,9 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
   var sessionId = null, source = null, keepalive = null, reconnect = null;
   var charts = {}, order = [], filter = '', narrow = function () { return window.innerWidth < 700; };
   var $ = function (id) { return document.getElementById(id); };
-  var el = function (tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; };
+  var el = function (tag, text, cls) {
+    var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e;
+  };
 
   function say(text, bad) { var s = $('status'); s.textContent = text; s.className = bad ? 'bad' : ''; }
 
@@ -413,7 +421,9 @@ export const PAGE_JS = `import { loginProof } from '/web/login-proof.js';
         if (why.code) loggedOut('Session ended: ' + why.message); else { say(why.message, true); reconnect = setTimeout(connect, RECONNECT_MS); }
       });
       source.addEventListener('error', function () {
-        if (source && source.readyState === EventSource.CLOSED) { source = null; say('Event stream lost; reconnecting…', true); reconnect = setTimeout(connect, RECONNECT_MS); }
+        if (source && source.readyState === EventSource.CLOSED) {
+          source = null; say('Event stream lost; reconnecting…', true); reconnect = setTimeout(connect, RECONNECT_MS);
+        }
       });
     }, function () { say('Controller not reachable; retrying…', true); reconnect = setTimeout(connect, RECONNECT_MS); });
   }

@@ -1,7 +1,7 @@
 import type { AccountSummary, PasswordOutcome } from '../../services/accounts.js';
 import { ACCOUNT_ADMIN_ROLE, roleAtLeast } from '../../services/accounts.js';
-import { forbidden, invalid } from '../../services/errors.js';
-import type { AppContext, AppDeps, AppHandler, Router } from '../types.js';
+import { forbidden, invalid, OperationError } from '../../services/errors.js';
+import { clientAddress, type AppContext, type AppDeps, type AppHandler, type Router } from '../types.js';
 import { jsonBody, parseWith, readJson } from '../body.js';
 import { noContent } from '../errors.js';
 import { Account, AccountList, AccountWithPassword, OperationFailed, PasswordReset, SessionInfo } from '../responses.js';
@@ -20,7 +20,7 @@ const withPassword = (c: AppContext, outcome: PasswordOutcome, body: Record<stri
  * accounts (`/v1/accounts`, role installer or higher; the rules live in services/accounts.ts, shared with
  * `npm run accounts`). Passwords are never answered, except a generated one, once.
  */
-export function accountRoutes(router: Router, { accounts }: AppDeps): void {
+export function accountRoutes(router: Router, { accounts, sessions }: AppDeps): void {
   const tag = { tag: 'Accounts' };
   router.resource('/v1/session', {
     GET: {
@@ -41,7 +41,7 @@ export function accountRoutes(router: Router, { accounts }: AppDeps): void {
       }
       return handler(c, next);
     };
-  const actor = (c: AppContext) => ({ username: c.var.session.username, role: c.var.session.role });
+  const actor = (c: AppContext) => ({ username: c.var.session.username, role: c.var.session.role, address: clientAddress(c) });
   const target = (c: AppContext) => c.req.param('username') ?? '';
   const role = ACCOUNT_ADMIN_ROLE;
   const failed = (description: string) => ({ description, body: OperationFailed });
@@ -99,21 +99,34 @@ export function accountRoutes(router: Router, { accounts }: AppDeps): void {
   }, tag);
   router.resource('/v1/accounts/:username/password', {
     POST: {
-      summary: 'Set or generate an account\'s password',
-      role,
-      body: { schema: AccountPasswordBody, required: false, description: 'No body or {} generates one' },
+      summary: 'Set or generate an account\'s password; any role may change its own with currentPassword',
+      description:
+        `Another account's password: role ${role} or higher, not above the caller's role. The caller's own (any role): ` +
+        'only with `currentPassword`; a wrong one answers 403 and ends the session, a right one keeps it. Another account\'s session ends.',
+      body: { schema: AccountPasswordBody, required: false, description: 'No body or {} generates one; currentPassword for the caller\'s own account' },
       responses: {
         200: { description: 'Set (with the generated password, Cache-Control: no-store)', body: PasswordReset },
-        400: failed('A bad password or body'),
-        403: forbiddenDoc('above the caller\'s role'),
+        400: failed('A bad password or body, or the caller\'s own account without currentPassword'),
+        403: forbiddenDoc(`another account for a role below ${role} or above the caller's role; a wrong currentPassword`),
         404: unknown,
       },
-      handle: admin(async (c) => {
+      handle: async (c) => {
+        const own = target(c) === c.var.session.username;
+        if (!own && !roleAtLeast(c.var.session.role, ACCOUNT_ADMIN_ROLE)) {
+          throw forbidden(`Managing accounts needs a session of role ${ACCOUNT_ADMIN_ROLE} or higher`);
+        }
         const body = await readJson(c);
         if (!body.ok && body.problem !== 'empty') throw invalid(body.detail);
-        const { password } = parseWith(AccountPasswordBody, body.ok ? body.value : {});
-        return withPassword(c, await accounts.resetPassword(actor(c), target(c), password), { success: true });
-      }),
+        const { password, currentPassword } = parseWith(AccountPasswordBody, body.ok ? body.value : {});
+        try {
+          const outcome = await accounts.resetPassword(actor(c), target(c), password, own ? currentPassword : undefined);
+          if (own) await sessions.keepAfterOwnChange(c.var.session);
+          return withPassword(c, outcome, { success: true });
+        } catch (err) {
+          if (own && err instanceof OperationError && err.kind === 'forbidden') sessions.endAfterWrongPassword(c.var.session);
+          throw err;
+        }
+      },
     },
   }, tag);
 }

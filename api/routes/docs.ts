@@ -48,7 +48,10 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /** The document's own description of itself. */
-const OpenApiDocument = v.pipe(v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) }), v.description('OpenAPI 3.1'));
+const OpenApiDocument = v.pipe(
+  v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) }),
+  v.description('OpenAPI 3.1'),
+);
 
 /**
  * `GET /openapi.json`, the API document (generated on first request from the routes as registered, then kept), and
@@ -58,7 +61,12 @@ const OpenApiDocument = v.pipe(v.looseObject({ openapi: v.literal('3.1.0'), info
 export function documentRoutes(router: Router, routes: readonly DocumentedRoute[]): () => Promise<JsonSchema> {
   let built: Promise<{ document: JsonSchema; text: string }> | undefined;
   const document = () =>
-    (built ??= buildDocument({ routes, components: COMPONENTS, errors: { operationFailed: OperationFailed, notLoggedIn: NotLoggedIn }, version: FIRMWARE_VERSION }).then(
+    (built ??= buildDocument({
+      routes,
+      components: COMPONENTS,
+      errors: { operationFailed: OperationFailed, notLoggedIn: NotLoggedIn },
+      version: FIRMWARE_VERSION,
+    }).then(
       (d) => ({ document: d, text: JSON.stringify(d) }),
       (err: unknown) => {
         built = undefined;

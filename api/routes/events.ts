@@ -35,7 +35,10 @@ export function eventRoutes(router: Router, { events, logger }: AppDeps): void {
     {
       GET: {
         summary: 'What happened to the charger, oldest first (extension)',
-        description: `Tags accepted, refused and ignored (and why), transactions started and stopped, faults and warnings raised and cleared, settings changed (which keys, by which account), logins, logouts, refused logins, the NFC link, the backend connection. The newest ${EVENTS_KEPT} are kept.`,
+        description:
+          'Tags accepted, refused and ignored (and why), transactions started and stopped, faults and warnings raised and cleared, ' +
+          'settings changed (which keys, by which account), logins, logouts, refused logins, the NFC link, the backend connection. ' +
+          `The newest ${EVENTS_KEPT} are kept.`,
         role: EVENTS_ROLE,
         query: RangeQuery,
         responses: {
@@ -45,7 +48,9 @@ export function eventRoutes(router: Router, { events, logger }: AppDeps): void {
         },
         handle: async (c) => {
           if (!roleAtLeast(c.var.session.role, EVENTS_ROLE)) throw forbidden(`The event log needs a session of role ${EVENTS_ROLE} or higher`);
-          const body = streamJsonPages(events.pages(rangeOf(c)), { open: '{"events":[', close: ']}' }, (err) => logger.error({ err }, 'listing the events failed'));
+          const body = streamJsonPages(events.pages(rangeOf(c)), { open: '{"events":[', close: ']}' }, (err) =>
+            logger.error({ err }, 'listing the events failed'),
+          );
           return c.body(body, 200, { 'Content-Type': 'application/json' });
         },
       },

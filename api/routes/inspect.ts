@@ -32,7 +32,9 @@ const InspectorCharts = v.object({
   charts: v.array(v.object({ systemId: v.string(), id: v.string(), svg: v.string() })),
   simulator: v.nullable(
     v.object({
-      controls: v.array(v.object({ label: v.string(), method: v.picklist(['POST', 'DELETE']), path: v.string(), input: v.optional(v.picklist(['tag', 'fault', 'request'])) })),
+      controls: v.array(
+        v.object({ label: v.string(), method: v.picklist(['POST', 'DELETE']), path: v.string(), input: v.optional(v.picklist(['tag', 'fault', 'request'])) }),
+      ),
       faults: v.array(v.picklist(SIM_FAULTS)),
     }),
   ),
@@ -65,6 +67,7 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
     (handler: AppHandler): AppHandler =>
     (c, next) => {
       if (!mayInspect(c.var.session.role)) throw forbidden(`The inspector needs a session of role ${INSPECTOR_ROLE} or higher`);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- Hono's Handler answers HandlerResponse<any>
       return handler(c, next);
     };
 

@@ -19,27 +19,43 @@ const params = { key: v.pipe(v.string(), v.maxLength(KV_MAX_KEY_LENGTH)) };
 /** Spec 4.6: the generic key/value store. */
 export function mapRoutes(router: Router, { keyValues }: AppDeps): void {
   const tag = { tag: 'Key/value store' };
-  router.resource('/v1/map', {
-    GET: { summary: 'All pairs, by key', responses: { 200: { description: 'The pairs', body: KeyValues } }, handle: async (c) => c.body(await keyValues.allJson(), 200, { 'Content-Type': 'application/json' }) },
-    POST: {
-      summary: 'Add pairs (all or nothing)',
-      body: Pairs,
-      responses: { 201: 'Added (no body)', 400: failed('A key or value too long, a malformed body, or more than 1000 pairs'), 409: failed('A key exists already') },
-      handle: async (c) => {
-        await keyValues.add(parsePairs(await jsonBody(c)));
-        return c.body(null, 201);
+  router.resource(
+    '/v1/map',
+    {
+      GET: {
+        summary: 'All pairs, by key',
+        responses: { 200: { description: 'The pairs', body: KeyValues } },
+        handle: async (c) => c.body(await keyValues.allJson(), 200, { 'Content-Type': 'application/json' }),
+      },
+      POST: {
+        summary: 'Add pairs (all or nothing)',
+        body: Pairs,
+        responses: {
+          201: 'Added (no body)',
+          400: failed('A key or value too long, a malformed body, or more than 1000 pairs'),
+          409: failed('A key exists already'),
+        },
+        handle: async (c) => {
+          await keyValues.add(parsePairs(await jsonBody(c)));
+          return c.body(null, 201);
+        },
+      },
+      PATCH: {
+        summary: 'Change values (all or nothing)',
+        body: Pairs,
+        responses: {
+          200: { description: 'Changed', body: OperationSucceeded },
+          400: failed('A value too long or a malformed body'),
+          404: failed('A key that does not exist'),
+        },
+        handle: async (c) => {
+          await keyValues.update(parsePairs(await jsonBody(c)));
+          return operationSucceeded(c);
+        },
       },
     },
-    PATCH: {
-      summary: 'Change values (all or nothing)',
-      body: Pairs,
-      responses: { 200: { description: 'Changed', body: OperationSucceeded }, 400: failed('A value too long or a malformed body'), 404: failed('A key that does not exist') },
-      handle: async (c) => {
-        await keyValues.update(parsePairs(await jsonBody(c)));
-        return operationSucceeded(c);
-      },
-    },
-  }, tag);
+    tag,
+  );
 
   router.resource('/v1/map/:key', {
     GET: {

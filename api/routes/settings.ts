@@ -46,7 +46,9 @@ async function requestedKeys(c: AppContext): Promise<string[] | undefined> {
 
 const failed = (description: string) => ({ description, body: OperationFailed });
 const KeysQuery = v.object({
-  params: v.optional(v.pipe(v.string(), v.maxLength(PARAMS_QUERY_LIMIT), v.description('Comma-separated keys (recommended); without it, the deprecated body or all settings'))),
+  params: v.optional(
+    v.pipe(v.string(), v.maxLength(PARAMS_QUERY_LIMIT), v.description('Comma-separated keys (recommended); without it, the deprecated body or all settings')),
+  ),
 });
 
 /** Spec 4.2 and 4.8. */
@@ -57,7 +59,10 @@ export function settingsRoutes(router: Router, { settings, dashboard }: AppDeps)
     body: SetBody,
     responses: {
       200: { description: 'Written (spec 2.8)', body: SettingsSetResult },
-      400: { description: 'Refused: the cause names each failing key; each refused pair carries its own cause (extension)', body: v.union([SettingsRefused, OperationFailed]) },
+      400: {
+        description: 'Refused: the cause names each failing key; each refused pair carries its own cause (extension)',
+        body: v.union([SettingsRefused, OperationFailed]),
+      },
     },
     handle: async (c) => {
       const { params } = parseWith(SetBody, await jsonBody(c));

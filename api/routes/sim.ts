@@ -61,7 +61,11 @@ export function simRoutes(router: Router, simulator: Simulator, charging: Chargi
   const refused = { ...view, 400: { description: 'A control that makes no sense now, or a malformed body (the cause says why)', body: OperationFailed } };
   const op = (summary: string, handle: AppHandler, body?: v.GenericSchema): Operation => ({ summary, ...(body ? { body } : {}), responses: refused, handle });
 
-  router.resource('/sim', { GET: { summary: 'The simulated plant and what the charge point shows', responses: view, handle: (c) => control(c, { op: 'state' }) } }, sim);
+  router.resource(
+    '/sim',
+    { GET: { summary: 'The simulated plant and what the charge point shows', responses: view, handle: (c) => control(c, { op: 'state' }) } },
+    sim,
+  );
   const plantControls = {
     plug: 'The vehicle is connected (CP B)',
     unplug: 'The vehicle is disconnected (CP A)',

@@ -29,27 +29,41 @@ const failed = (description: string) => ({ description, body: OperationFailed })
 /** Spec 4.3. */
 export function transactionRoutes(router: Router, { transactions, charging, logger }: AppDeps): void {
   const tag = { tag: 'Transactions' };
-  router.resource('/v1/transactions', {
-    GET: {
-      summary: 'Completed transactions, oldest first',
-      description: 'from and to (inclusive) select by the start time.',
-      query: RangeQuery,
-      responses: { 200: { description: 'The transactions (CompletedTransactionDetails, spec 2.9)', body: CompletedTransactions }, 400: failed('A malformed date, or from later than to') },
-      handle: (c) => {
-        const pages = transactions.pagesCompleted(rangeOf(c));
-        const body = streamJsonPages(pages, { open: '[', close: ']' }, (err) => logger.error({ err }, 'listing the transactions failed'));
-        return c.body(body, 200, { 'Content-Type': 'application/json' });
+  router.resource(
+    '/v1/transactions',
+    {
+      GET: {
+        summary: 'Completed transactions, oldest first',
+        description: 'from and to (inclusive) select by the start time.',
+        query: RangeQuery,
+        responses: {
+          200: { description: 'The transactions (CompletedTransactionDetails, spec 2.9)', body: CompletedTransactions },
+          400: failed('A malformed date, or from later than to'),
+        },
+        handle: (c) => {
+          const pages = transactions.pagesCompleted(rangeOf(c));
+          const body = streamJsonPages(pages, { open: '[', close: ']' }, (err) => logger.error({ err }, 'listing the transactions failed'));
+          return c.body(body, 200, { 'Content-Type': 'application/json' });
+        },
       },
     },
-  }, tag);
-  router.resource('/v1/transactions/summary', {
-    GET: {
-      summary: 'Count, duration and energy of completed transactions',
-      query: RangeQuery,
-      responses: { 200: { description: 'The summary (spec 2.10)', body: CompletedTransactionsSummary }, 400: failed('A malformed date, or from later than to') },
-      handle: async (c) => c.json(await transactions.summary(rangeOf(c))),
+    tag,
+  );
+  router.resource(
+    '/v1/transactions/summary',
+    {
+      GET: {
+        summary: 'Count, duration and energy of completed transactions',
+        query: RangeQuery,
+        responses: {
+          200: { description: 'The summary (spec 2.10)', body: CompletedTransactionsSummary },
+          400: failed('A malformed date, or from later than to'),
+        },
+        handle: async (c) => c.json(await transactions.summary(rangeOf(c))),
+      },
     },
-  }, tag);
+    tag,
+  );
   router.resource('/v1/transactions/active', {
     GET: {
       summary: 'Whether a transaction is running',

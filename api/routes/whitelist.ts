@@ -34,7 +34,9 @@ const failed = (description: string) => ({ description, body: OperationFailed })
 const TypeQuery = v.object({ type: v.pipe(v.literal('local'), v.description('The only whitelist type')) });
 const DeleteQuery = v.object({
   type: v.optional(v.literal('local')),
-  ids: v.optional(v.pipe(v.string(), v.maxLength(IDS_QUERY_LIMIT), v.description('Comma-separated tag ids (with type=local); without it, the deprecated body'))),
+  ids: v.optional(
+    v.pipe(v.string(), v.maxLength(IDS_QUERY_LIMIT), v.description('Comma-separated tag ids (with type=local); without it, the deprecated body')),
+  ),
 });
 
 /** Spec 4.5, type `local`, and pairing mode. */
@@ -78,19 +80,26 @@ export function whitelistRoutes(router: Router, { whitelist, charging }: AppDeps
       },
     },
   }, tag);
-  router.resource('/v1/whitelist/pairing', {
-    POST: {
-      summary: 'Pairing mode on for 60 s (only while the charge point is idle)',
-      responses: { 200: { description: 'Pairing mode is on', body: OperationSucceeded }, 500: failed('The charge point is not idle (the reason is the cause)') },
-      handle: (c) => {
-        charging.enablePairing();
-        return operationSucceeded(c);
+  router.resource(
+    '/v1/whitelist/pairing',
+    {
+      POST: {
+        summary: 'Pairing mode on for 60 s (only while the charge point is idle)',
+        responses: {
+          200: { description: 'Pairing mode is on', body: OperationSucceeded },
+          500: failed('The charge point is not idle (the reason is the cause)'),
+        },
+        handle: (c) => {
+          charging.enablePairing();
+          return operationSucceeded(c);
+        },
+      },
+      GET: {
+        summary: 'The tag read in pairing mode, with its whitelist data when known',
+        responses: { 200: { description: 'The tag', body: WhitelistEntry }, 500: failed('No tag has been read in pairing mode') },
+        handle: async (c) => c.json(await charging.pairedTag()),
       },
     },
-    GET: {
-      summary: 'The tag read in pairing mode, with its whitelist data when known',
-      responses: { 200: { description: 'The tag', body: WhitelistEntry }, 500: failed('No tag has been read in pairing mode') },
-      handle: async (c) => c.json(await charging.pairedTag()),
-    },
-  }, tag);
+    tag,
+  );
 }

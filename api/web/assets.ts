@@ -13,7 +13,9 @@ import type { AppContext } from '../types.js';
 export function pageHeaders(scriptHashes: readonly string[] = []): Record<string, string> {
   const scripts = ["'self'", ...scriptHashes.map((h) => `'sha256-${h}'`)].join(' ');
   return {
-    'Content-Security-Policy': `default-src 'none'; script-src ${scripts}; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'Content-Security-Policy':
+      `default-src 'none'; script-src ${scripts}; style-src 'self'; img-src 'self'; connect-src 'self'; ` +
+      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };

@@ -35,7 +35,10 @@ export function fileHandler(type: string, read: () => string | Buffer, headers: 
 export function fileOperation(summary: string, type: string, read: () => string | Buffer, headers: Record<string, string> = WEB_HEADERS): Operation {
   return {
     summary,
-    responses: { 200: { description: 'The file (gzip-compressed when the browser accepts it)', type: type.split(';')[0]! }, 304: 'Not modified: the ETag matches' },
+    responses: {
+      200: { description: 'The file (gzip-compressed when the browser accepts it)', type: type.split(';')[0]! },
+      304: 'Not modified: the ETag matches',
+    },
     handle: fileHandler(type, read, headers),
   };
 }

@@ -100,8 +100,18 @@ async function benchHybridTurns(): Promise<NfcRow[]> {
     const rfidCards = await cardReads(RFID_ONLY_TRIALS);
     const ms = (v: number[]) => `${p95(v).toFixed(0)} ms (max ${Math.max(...v).toFixed(0)})`;
     return [
-      { figure: `NFC hybrid: tap to card read, p95 (max) of ${CARD_TRIALS}`, measured: ms(hybridCards), target: `p95 <= ${CARD_READ_TARGET_MS} ms`, pass: p95(hybridCards) <= CARD_READ_TARGET_MS },
-      { figure: `NFC hybrid: phone in the field to activation, p95 (max) of ${PHONE_TRIALS}`, measured: ms(phones), target: `all <= ${PHONE_DETECT_TARGET_MS} ms`, pass: Math.max(...phones) <= PHONE_DETECT_TARGET_MS },
+      {
+        figure: `NFC hybrid: tap to card read, p95 (max) of ${CARD_TRIALS}`,
+        measured: ms(hybridCards),
+        target: `p95 <= ${CARD_READ_TARGET_MS} ms`,
+        pass: p95(hybridCards) <= CARD_READ_TARGET_MS,
+      },
+      {
+        figure: `NFC hybrid: phone in the field to activation, p95 (max) of ${PHONE_TRIALS}`,
+        measured: ms(phones),
+        target: `all <= ${PHONE_DETECT_TARGET_MS} ms`,
+        pass: Math.max(...phones) <= PHONE_DETECT_TARGET_MS,
+      },
       { figure: `NFC RFID only: tap to card read, p95 (max) of ${RFID_ONLY_TRIALS}`, measured: ms(rfidCards) },
     ];
   } finally {
@@ -131,13 +141,20 @@ async function benchRoundTrips(): Promise<NfcRow[]> {
       const t0 = performance.now();
       const answer = await phone.request(text(String(++id)));
       const ms = performance.now() - t0;
-      const delta: WireStats = { uartBytes: stats.uartBytes - before.uartBytes, airFrames: stats.airFrames - before.airFrames, airBytes: stats.airBytes - before.airBytes };
+      const delta: WireStats = {
+        uartBytes: stats.uartBytes - before.uartBytes,
+        airFrames: stats.airFrames - before.airFrames,
+        airBytes: stats.airBytes - before.airBytes,
+      };
       return { ms, floor: wireFloorMs(delta, NFC_BAUD), answer };
     };
     const login = async () => {
       const token = await roundTrip((m) => `{"path":"/login","method":"GET","authorization":"","messageID":"${m}"}`);
       const tokenValue = /"token":"([0-9a-f]{32})"/.exec(token.answer)![1]!;
-      const post = await roundTrip((m) => `{"path":"/login","method":"POST","authorization":"","messageID":"${m}"},{"username":"operator","password":"${loginProof(PASSWORD, tokenValue)}"}`);
+      const post = await roundTrip(
+        (m) =>
+          `{"path":"/login","method":"POST","authorization":"","messageID":"${m}"},{"username":"operator","password":"${loginProof(PASSWORD, tokenValue)}"}`,
+      );
       const session = /"id":"([^"]+)"/.exec(post.answer)![1]!;
       return { ms: token.ms + post.ms, floor: token.floor + post.floor, session };
     };
@@ -151,8 +168,16 @@ async function benchRoundTrips(): Promise<NfcRow[]> {
     const row = (name: string, runs: Array<{ ms: number; floor: number }>): NfcRow[] => {
       const ratio = median(runs.map((r) => r.ms / r.floor));
       return [
-        { figure: `NFC ${name}: ratio to the wire floor (median)`, measured: ratio.toFixed(2), target: `<= ${NFC_TARGET_RATIO}`, pass: ratio <= NFC_TARGET_RATIO },
-        { figure: `NFC ${name}: round trip / floor (median)`, measured: `${median(runs.map((r) => r.ms)).toFixed(1)} / ${median(runs.map((r) => r.floor)).toFixed(1)} ms` },
+        {
+          figure: `NFC ${name}: ratio to the wire floor (median)`,
+          measured: ratio.toFixed(2),
+          target: `<= ${NFC_TARGET_RATIO}`,
+          pass: ratio <= NFC_TARGET_RATIO,
+        },
+        {
+          figure: `NFC ${name}: round trip / floor (median)`,
+          measured: `${median(runs.map((r) => r.ms)).toFixed(1)} / ${median(runs.map((r) => r.floor)).toFixed(1)} ms`,
+        },
       ];
     };
     return [...row('login (GET + POST /login)', logins), ...row('GET /system_state', states)];

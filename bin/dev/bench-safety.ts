@@ -82,7 +82,8 @@ async function seedHistory(dataDir: string): Promise<void> {
     [
       {
         sql: `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-              INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at, max_power_w, stop_reason, checkpointed_at)
+              INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at,
+                                        max_power_w, stop_reason, checkpointed_at)
               SELECT printf('%08x-0000-4000-8000-%012x', i, i), '04A1B2C3', ? + i * ?, ? + i * ? + 3600000, i * 12000, ? + i * ?,
                      i * 12000 + 11040, ? + i * ? + 3600000, 11040, 'EVDisconnected', ? + i * ? + 3600000
               FROM n`,
@@ -114,7 +115,16 @@ export async function benchSafety(root: string): Promise<boolean> {
     const child = spawnChild(
       'controller',
       [...nodeOptions, entry],
-      { PATH: process.env.PATH ?? '', PORT: String(port), HOST, DATA_DIR: dataDir, OPERATOR_PASSWORD: PASSWORD, LOG_LEVEL: 'debug', LOG_FORMAT: 'json', ...extra },
+      {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST,
+        DATA_DIR: dataDir,
+        OPERATOR_PASSWORD: PASSWORD,
+        LOG_LEVEL: 'debug',
+        LOG_FORMAT: 'json',
+        ...extra,
+      },
       {
         marker: '"safety reaction',
         onLine(line) {
@@ -149,7 +159,8 @@ export async function benchSafety(root: string): Promise<boolean> {
       { figure: `(${name}) reaction max`, measured: `${max.toFixed(1)} ms`, target: `<= ${TARGET.reactionMs} ms`, pass: max <= TARGET.reactionMs },
       { figure: `(${name}) reaction p99.9 / p50`, measured: `${percentile(ms, 0.999).toFixed(1)} / ${percentile(ms, 0.5).toFixed(1)} ms` },
     );
-    if (others.length > 0) rows.push({ figure: `(${name}) other reactions (slowest)`, measured: `${others.length} (${Math.max(...others.map((r) => r.ms)).toFixed(1)} ms)` });
+    if (others.length > 0)
+      rows.push({ figure: `(${name}) other reactions (slowest)`, measured: `${others.length} (${Math.max(...others.map((r) => r.ms)).toFixed(1)} ms)` });
   };
 
   /** Charging with the self-driven EV until REACTIONS more reactions were measured (or the case times out). */
@@ -173,7 +184,16 @@ export async function benchSafety(root: string): Promise<boolean> {
   const setUp = async (base: string) => {
     const session = await login(base);
     const headers = { authorization: session, 'content-type': 'application/json' };
-    const patch = await getJson(`${base}/v1/settings`, { method: 'PATCH', headers, body: JSON.stringify({ params: [{ key: 'FreeCharging', value: 1 }, { key: 'RFIDMode', value: 1 }] }) });
+    const patch = await getJson(`${base}/v1/settings`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({
+        params: [
+          { key: 'FreeCharging', value: 1 },
+          { key: 'RFIDMode', value: 1 },
+        ],
+      }),
+    });
     if (patch.status !== 200) throw new Error(`settings: ${patch.status} ${patch.text}`);
     await getJson(`${base}/v1/map`, { method: 'POST', headers, body: JSON.stringify({ 'bench-key': 'x' }) });
     return session;
@@ -189,7 +209,7 @@ export async function benchSafety(root: string): Promise<boolean> {
   {
     const t0 = performance.now();
     const res = await fetch(`${base}/v1/transactions`, { headers: { authorization: session } });
-    const reader = res.body!.getReader();
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let first = NaN;
     let bytes = 0;
     for (;;) {
@@ -200,7 +220,12 @@ export async function benchSafety(root: string): Promise<boolean> {
     }
     const all = performance.now() - t0;
     rows.push(
-      { figure: 'full-history list: first bytes', measured: `${first.toFixed(1)} ms`, target: `< ${TARGET.firstBytesMs} ms`, pass: first < TARGET.firstBytesMs },
+      {
+        figure: 'full-history list: first bytes',
+        measured: `${first.toFixed(1)} ms`,
+        target: `< ${TARGET.firstBytesMs} ms`,
+        pass: first < TARGET.firstBytesMs,
+      },
       { figure: 'full-history list: whole response', measured: `${(bytes / 1e6).toFixed(1)} MB in ${all.toFixed(0)} ms` },
     );
   }
@@ -253,13 +278,33 @@ export async function benchSafety(root: string): Promise<boolean> {
   reactionRows('b: 64 connections of mixed load', fromB);
   const apiP99 = api.percentile(0.99);
   rows.push(
-    { figure: '(b) API p99 (full-history lists apart)', measured: `${apiP99.toFixed(1)} ms`, target: `< ${TARGET.apiP99Ms} ms`, pass: apiP99 < TARGET.apiP99Ms },
+    {
+      figure: '(b) API p99 (full-history lists apart)',
+      measured: `${apiP99.toFixed(1)} ms`,
+      target: `< ${TARGET.apiP99Ms} ms`,
+      pass: apiP99 < TARGET.apiP99Ms,
+    },
     { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
     { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
-    { figure: '(b) at that max: anonymous / file-backed (node binary, libraries)', measured: `${memoryAtMax.anon.toFixed(1)} / ${memoryAtMax.file.toFixed(1)} MB` },
-    ...LOAD.map((kind, i) => ({ figure: `(b) ${kind.name}: connections, responses`, measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}` })),
-    ...[...perKind].map(([name, l]) => ({ figure: `(b) ${name}: p50 / p99`, measured: `${l.percentile(0.5).toFixed(1)} / ${l.percentile(0.99).toFixed(1)} ms` })),
-    { figure: '(b) full-history list p50 / max', measured: `${percentile(lists.sort((x, y) => x - y), 0.5).toFixed(0)} / ${(lists.at(-1) ?? NaN).toFixed(0)} ms` },
+    {
+      figure: '(b) at that max: anonymous / file-backed (node binary, libraries)',
+      measured: `${memoryAtMax.anon.toFixed(1)} / ${memoryAtMax.file.toFixed(1)} MB`,
+    },
+    ...LOAD.map((kind, i) => ({
+      figure: `(b) ${kind.name}: connections, responses`,
+      measured: `${kind.connections}, ${results[i]!['2xx'] + results[i]!.non2xx}`,
+    })),
+    ...[...perKind].map(([name, l]) => ({
+      figure: `(b) ${name}: p50 / p99`,
+      measured: `${l.percentile(0.5).toFixed(1)} / ${l.percentile(0.99).toFixed(1)} ms`,
+    })),
+    {
+      figure: '(b) full-history list p50 / max',
+      measured: `${percentile(
+        lists.sort((x, y) => x - y),
+        0.5,
+      ).toFixed(0)} / ${(lists.at(-1) ?? NaN).toFixed(0)} ms`,
+    },
     { figure: '(b) NFC request p50 / p99', measured: `${nfc.percentile(0.5).toFixed(0)} / ${nfc.percentile(0.99).toFixed(0)} ms` },
   );
   const metrics = (await getJson(`${base}/metrics`)).text;
@@ -301,7 +346,13 @@ export async function benchSafety(root: string): Promise<boolean> {
   {
     const headers = { authorization: session, 'content-type': 'application/json' };
     const pairs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));
-    const tags = Array.from({ length: 1000 }, (_, i) => ({ id: `BENCH${String(i).padStart(6, '0')}`, tagType: 'RFID', number: i, name: 'n'.repeat(100), priority: 'NORMAL' }));
+    const tags = Array.from({ length: 1000 }, (_, i) => ({
+      id: `BENCH${String(i).padStart(6, '0')}`,
+      tagType: 'RFID',
+      number: i,
+      name: 'n'.repeat(100),
+      priority: 'NORMAL',
+    }));
     const requests: Array<[string, string, string, unknown?]> = [
       ['POST /v1/map, 1000 pairs of 256 + 1000 characters', 'POST', '/v1/map', pairs],
       ['GET /v1/map, those 1000 pairs', 'GET', '/v1/map'],
@@ -326,7 +377,12 @@ export async function benchSafety(root: string): Promise<boolean> {
       if (res.status >= 300) rows.push({ figure: `(d) ${name}`, measured: `${res.status} ${res.text.slice(0, 80)}`, target: '2xx', pass: false });
       worst = Math.max(worst, hold);
     }
-    rows.push({ figure: '(d) longest main-thread hold by one request', measured: `${worst.toFixed(1)} ms`, target: `< ${TARGET.mainHoldMs} ms`, pass: worst < TARGET.mainHoldMs });
+    rows.push({
+      figure: '(d) longest main-thread hold by one request',
+      measured: `${worst.toFixed(1)} ms`,
+      target: `< ${TARGET.mainHoldMs} ms`,
+      pass: worst < TARGET.mainHoldMs,
+    });
   }
   await child.stop();
 

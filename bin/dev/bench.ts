@@ -156,7 +156,10 @@ async function round(autocannon: Autocannon, target: Target): Promise<void> {
   target.cpu.server += server;
   target.cpu.bench += bench;
   target.cpu.other += Math.max(0, machineCpuS() - machine0 - server - bench);
-  if (process.env.BENCH_DEBUG) process.stderr.write(`${target.name} ${target.rounds.at(-1)!.requests.average.toFixed(0)} cpu ${((server * 1e6) / target.rounds.at(-1)!['2xx']).toFixed(1)}\n`);
+  if (process.env.BENCH_DEBUG)
+    process.stderr.write(
+      `${target.name} ${target.rounds.at(-1)!.requests.average.toFixed(0)} cpu ${((server * 1e6) / target.rounds.at(-1)!['2xx']).toFixed(1)}\n`,
+    );
 }
 
 /** Warms every target up (discarded), then ROUNDS rounds over all of them, rotating the order. */
@@ -293,7 +296,12 @@ async function bench(root: string): Promise<boolean> {
     },
     { figure: 'controller RSS after start', measured: mb(rssAfterStart), target: `< ${TARGET.rssMB} MB`, pass: rssAfterStart < TARGET.rssMB },
     { figure: 'after start: anonymous / file-backed (node binary, libraries)', measured: `${afterStart.anon.toFixed(1)} / ${afterStart.file.toFixed(1)} MB` },
-    { figure: `controller RSS max under load (rounds, then ${SOAK_S} s alone)`, measured: mb(rssMax), target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
+    {
+      figure: `controller RSS max under load (rounds, then ${SOAK_S} s alone)`,
+      measured: mb(rssMax),
+      target: `< ${TARGET.rssMB} MB`,
+      pass: rssMax < TARGET.rssMB,
+    },
     { figure: 'start to listening, first start', measured: ms(startMs[0]!), target: `< ${TARGET.startMs} ms`, pass: startMs[0]! < TARGET.startMs },
     {
       figure: `start to listening, restart median of ${STARTS - 1}`,
@@ -313,7 +321,10 @@ async function bench(root: string): Promise<boolean> {
       measured: `${total([bareT.warmup!, ...bareT.rounds], 'non2xx')} / ${total([bareT.warmup!, ...bareT.rounds], 'errors')}`,
     },
     { figure: 'controller log lines during load', measured: String(logLines) },
-    { figure: 'server CPU per request, controller / bare / bare + log', measured: `${cpuPerRequest(ctl)} / ${cpuPerRequest(bareT)} / ${cpuPerRequest(loggedT)} µs` },
+    {
+      figure: 'server CPU per request, controller / bare / bare + log',
+      measured: `${cpuPerRequest(ctl)} / ${cpuPerRequest(bareT)} / ${cpuPerRequest(loggedT)} µs`,
+    },
     { figure: 'CPU cores server / bench / other, controller', measured: cores(ctl) },
     { figure: 'CPU cores server / bench / other, bare', measured: cores(bareT) },
   ];

@@ -9,6 +9,16 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startCsms } from './central-system.js';
 
+const PROFILE_EXAMPLE = {
+  connectorId: 0,
+  csChargingProfiles: {
+    chargingProfileId: 1,
+    stackLevel: 1,
+    chargingProfilePurpose: 'ChargePointMaxProfile',
+    chargingProfileKind: 'Relative',
+    chargingSchedule: { chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit: 10 }] },
+  },
+};
 const USAGE = `usage: npm run csms -- [--port 9000] [--host 127.0.0.1] [--password <basic-auth password>]
                        [--cert server.pem --key server.key]   (wss://, security profile 2)
                        [--pending <seconds>]                  (answer the first BootNotification Pending)
@@ -20,7 +30,7 @@ Then set on the controller (PATCH /v1/settings as an installer, then restart it)
 Type a call to the connected charge point as <Action> <JSON>, e.g.
   RemoteStartTransaction {"idTag":"04A1B2C3"}
   GetConfiguration {}
-  SetChargingProfile {"connectorId":0,"csChargingProfiles":{"chargingProfileId":1,"stackLevel":1,"chargingProfilePurpose":"ChargePointMaxProfile","chargingProfileKind":"Relative","chargingSchedule":{"chargingRateUnit":"A","chargingSchedulePeriod":[{"startPeriod":0,"limit":10}]}}}`;
+  SetChargingProfile ${JSON.stringify(PROFILE_EXAMPLE)}`;
 
 const { values } = parseArgs({
   options: {

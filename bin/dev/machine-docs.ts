@@ -85,7 +85,9 @@ export function renderMachineDocs(): string {
     '',
     '| guard | true when |',
     '|---|---|',
-    ...Object.entries(GUARD_DESCRIPTIONS).map(([g, d]) => `| ${g} | ${(FLOW_GUARDS as readonly string[]).includes(g) ? `*flow:* ${d}, no fault and charging enabled` : d} |`),
+    ...Object.entries(GUARD_DESCRIPTIONS).map(
+      ([g, d]) => `| ${g} | ${(FLOW_GUARDS as readonly string[]).includes(g) ? `*flow:* ${d}, no fault and charging enabled` : d} |`,
+    ),
     '',
     '## Charge-cycle transitions',
     '',

@@ -90,7 +90,14 @@ interface View {
     lastBeep?: { count: number; ms: number };
     alternateMs: number;
   };
-  chargePoint: { systemState: string; ocppState: string; authState: string; type2State: string; ambientTemp?: number; transaction?: { consumption: number; power: number; transactionDuration?: number } };
+  chargePoint: {
+    systemState: string;
+    ocppState: string;
+    authState: string;
+    type2State: string;
+    ambientTemp?: number;
+    transaction?: { consumption: number; power: number; transactionDuration?: number };
+  };
   hmi: string;
   loadLimitA: number | null;
   pairing: boolean;
@@ -117,7 +124,8 @@ function takenIn(call: Call, before: View): ((v: View) => boolean) | undefined {
     const celsius = (call.body as { celsius: number }).celsius;
     return (v) => v.chargePoint.ambientTemp === Math.round(celsius * 10) / 10;
   }
-  if (/^\/sim\/(plug|unplug|charge|pause|ev|fault)/.test(path)) return (v) => v.chargePoint.type2State === (v.plant.pilotLevel === 'f' ? 'e' : v.plant.pilotLevel);
+  if (/^\/sim\/(plug|unplug|charge|pause|ev|fault)/.test(path))
+    return (v) => v.chargePoint.type2State === (v.plant.pilotLevel === 'f' ? 'e' : v.plant.pilotLevel);
   return undefined;
 }
 
@@ -125,8 +133,10 @@ function summary(v: View): string {
   const p = v.plant;
   const c = v.chargePoint;
   const lines = [
-    `vehicle ${p.vehicle}, CP ${p.pilotLevel.toUpperCase()}, PWM ${p.pwmCurrentA === null ? 'off' : `${p.pwmCurrentA} A`}, contactor ${p.contactorClosed ? 'closed' : 'open'}, cable ${p.cableLocked ? 'locked' : 'unlocked'}`,
-    `meter ${(p.energyWh / 1000).toFixed(3)} kWh, ${Math.round(p.powerW)} W; temperature ${p.temperatureC} °C; faults ${p.faults.length ? p.faults.join(', ') : 'none'}; load limit ${v.loadLimitA ?? 'none'}`,
+    `vehicle ${p.vehicle}, CP ${p.pilotLevel.toUpperCase()}, PWM ${p.pwmCurrentA === null ? 'off' : `${p.pwmCurrentA} A`}, ` +
+      `contactor ${p.contactorClosed ? 'closed' : 'open'}, cable ${p.cableLocked ? 'locked' : 'unlocked'}`,
+    `meter ${(p.energyWh / 1000).toFixed(3)} kWh, ${Math.round(p.powerW)} W; temperature ${p.temperatureC} °C; ` +
+      `faults ${p.faults.length ? p.faults.join(', ') : 'none'}; load limit ${v.loadLimitA ?? 'none'}`,
     `charge point ${c.systemState} / ${c.ocppState} / ${c.authState}; HMI ${v.hmi}${v.pairing ? '; pairing mode on' : ''}`,
   ];
   if (p.alternateMs > 0) lines.push(`the EV switches between C and B every ${p.alternateMs} ms`);

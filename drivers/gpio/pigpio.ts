@@ -79,7 +79,9 @@ export async function loadPigpio(): Promise<Pigpio> {
   try {
     initializePigpio(pigpio);
   } catch (err) {
-    throw new Error(`pigpio could not be initialised (HARDWARE=rpi runs as root on a Raspberry Pi with the pigpio C library): ${(err as Error).message}`, { cause: err });
+    throw new Error(`pigpio could not be initialised (HARDWARE=rpi runs as root on a Raspberry Pi with the pigpio C library): ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return pigpio;
 }

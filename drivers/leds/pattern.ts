@@ -22,6 +22,7 @@ export const PULSE_STEP_MS = 50;
 export const LEDS_OFF: LedPattern = { color: 'off', mode: 'steady' };
 
 export function checkLedPattern(pattern: LedPattern): void {
-  if (!(LED_COLORS as readonly string[]).includes(pattern?.color)) throw new RangeError(`LED colour must be one of ${LED_COLORS.join(', ')} (got ${pattern?.color})`);
+  if (!(LED_COLORS as readonly string[]).includes(pattern?.color))
+    throw new RangeError(`LED colour must be one of ${LED_COLORS.join(', ')} (got ${pattern?.color})`);
   if (!(LED_MODES as readonly string[]).includes(pattern.mode)) throw new RangeError(`LED mode must be one of ${LED_MODES.join(', ')} (got ${pattern.mode})`);
 }

@@ -21,7 +21,8 @@ export function withCrc(body: Uint8Array): Buffer {
 }
 
 function checkRange(value: number, min: number, max: number, what: string): void {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`Modbus ${what} must be a whole number from ${min} to ${max} (got ${value})`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`Modbus ${what} must be a whole number from ${min} to ${max} (got ${value})`);
 }
 
 /** Request: read `count` input registers from `start` of device `address` (1..247). */
@@ -51,11 +52,15 @@ export class ModbusError extends Error {
   override name = 'ModbusError';
 }
 
+const EXCEPTION_NAMES: Record<number, string> = { 1: ' (illegal function)', 2: ' (illegal data address)', 3: ' (illegal data value)', 4: ' (device failure)' };
+
 /** An exception response: the device understood the request and refused it (codes 1..4: function, address, value, failure). */
 export class ModbusException extends ModbusError {
   override name = 'ModbusException';
   constructor(readonly code: number) {
-    super(`Modbus exception ${code}${({ 1: ' (illegal function)', 2: ' (illegal data address)', 3: ' (illegal data value)', 4: ' (device failure)' } as Record<number, string>)[code] ?? ''}`);
+    super(
+      `Modbus exception ${code}${EXCEPTION_NAMES[code] ?? ''}`,
+    );
   }
 }
 

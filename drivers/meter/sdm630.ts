@@ -91,7 +91,9 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
   const ensureOpen = () =>
     port.isOpen
       ? Promise.resolve()
-      : new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(new ModbusError(`meter serial port cannot be opened: ${err.message}`, { cause: err })) : resolve())));
+      : new Promise<void>((resolve, reject) =>
+          port.open((err) => (err ? reject(new ModbusError(`meter serial port cannot be opened: ${err.message}`, { cause: err })) : resolve())),
+        );
 
   const transact = async (start: number, count: number): Promise<Buffer> => {
     const wait = lastFrameEnd + gapMs - performance.now();
@@ -99,7 +101,10 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
     const request = readInputRegistersRequest(address, start, count);
     return new Promise<Buffer>((resolve, reject) => {
       rx = Buffer.alloc(0);
-      const timer = setTimeout(() => finish(new ModbusError(`meter did not answer within ${timeoutMs} ms (register 0x${start.toString(16).padStart(4, '0')})`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new ModbusError(`meter did not answer within ${timeoutMs} ms (register 0x${start.toString(16).padStart(4, '0')})`)),
+        timeoutMs,
+      );
       pending = { count, resolve, reject, timer };
       port.write(request, (err) => {
         if (err) finish(new ModbusError(`meter serial port write failed: ${err.message}`, { cause: err }));

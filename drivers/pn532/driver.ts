@@ -123,7 +123,17 @@ export class Pn532Driver {
       new Promise<Uint8Array>((resolve, reject) => {
         if (this.closed) return reject(new Pn532Error('PN532 driver closed', 'closed'));
         const frame = encodeFrame(TFI_HOST, data);
-        this.running = { code, frame: options.wakeUp ? concat(WAKE_UP, frame) : frame, responseTimeoutMs, attempts: 0, nacks: 0, phase: 'ack', timer: undefined, resolve, reject };
+        this.running = {
+          code,
+          frame: options.wakeUp ? concat(WAKE_UP, frame) : frame,
+          responseTimeoutMs,
+          attempts: 0,
+          nacks: 0,
+          phase: 'ack',
+          timer: undefined,
+          resolve,
+          reject,
+        };
         this.send();
       });
     const result = this.queue.then(run, run);

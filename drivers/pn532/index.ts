@@ -34,7 +34,9 @@ export async function openPn532Reader(port: Pn532PortOptions, context: ReaderCon
     prepare: () =>
       serial.isOpen
         ? Promise.resolve()
-        : new Promise<void>((resolve, reject) => serial.open((err) => (err ? reject(new Error(`PN532 serial port ${port.path} cannot be opened: ${err.message}`)) : resolve()))),
+        : new Promise<void>((resolve, reject) =>
+            serial.open((err) => (err ? reject(new Error(`PN532 serial port ${port.path} cannot be opened: ${err.message}`)) : resolve())),
+          ),
   });
   reader.start();
   return Object.assign(reader, {
@@ -46,7 +48,9 @@ export async function openPn532Reader(port: Pn532PortOptions, context: ReaderCon
 }
 
 /** The reader on a simulated PN532 (cards and a phone in its field), started. */
-export async function createSimulatedReader(context: ReaderContext & { wire?: { baudRate: number } }): Promise<{ reader: Pn532Reader; sim: SimulatedPn532; close(): Promise<void> }> {
+export async function createSimulatedReader(
+  context: ReaderContext & { wire?: { baudRate: number } },
+): Promise<{ reader: Pn532Reader; sim: SimulatedPn532; close(): Promise<void> }> {
   const sim = await createSimulatedPn532({ timers: context.timers, ...(context.wire ? { wire: context.wire } : {}) });
   const reader = createPn532Reader(sim.port, {
     timers: context.timers,

@@ -95,7 +95,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
   const { now } = opts;
   const phases = opts.phases ?? 3;
   const voltageV = opts.voltageV ?? 230;
-  if (phases !== 1 && phases !== 3) throw new RangeError(`phases must be 1 or 3 (got ${phases})`);
+  if (phases !== 1 && phases !== 3) throw new RangeError(`phases must be 1 or 3 (got ${phases as number})`);
   if (!Number.isFinite(voltageV) || voltageV <= 0) throw new RangeError(`voltage must be a positive number of volts (got ${voltageV})`);
 
   let vehicle: SimVehicle = 'unplugged';
@@ -200,7 +200,8 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       change(() => (ventilation = required));
     },
     setEvMaxCurrent(amps) {
-      if (typeof amps !== 'number' || !Number.isFinite(amps) || amps < 0 || amps > 80) throw new Error(`EV maximum current must be 0 to 80 A (got ${JSON.stringify(amps)})`);
+      if (typeof amps !== 'number' || !Number.isFinite(amps) || amps < 0 || amps > 80)
+        throw new Error(`EV maximum current must be 0 to 80 A (got ${JSON.stringify(amps)})`);
       change(() => (evMaxCurrentA = amps));
     },
     alternate(ms) {

@@ -130,7 +130,13 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
       start(message.start).then(
         (r) => {
           running = r;
-          if (local.priority) log.info(local.priority, 'nice' in local.priority ? 'charge-point core thread: raised scheduling priority' : 'charge-point core thread: scheduling priority not raised (needs CAP_SYS_NICE or RLIMIT_NICE)');
+          if (local.priority)
+            log.info(
+              local.priority,
+              'nice' in local.priority
+                ? 'charge-point core thread: raised scheduling priority'
+                : 'charge-point core thread: scheduling priority not raised (needs CAP_SYS_NICE or RLIMIT_NICE)',
+            );
           startLiveness();
           post({ type: 'ready' });
           r.flush();
@@ -308,7 +314,11 @@ function startRunning(o: {
       if (stopping && message.type !== 'sync' && message.type !== 'stop') return;
       switch (message.type) {
         case 'tag':
-          cycle.send(message.userId !== undefined ? { type: 'TAG', id: message.id, known: message.known, userId: message.userId } : { type: 'TAG', id: message.id, known: message.known });
+          cycle.send(
+            message.userId !== undefined
+              ? { type: 'TAG', id: message.id, known: message.known, userId: message.userId }
+              : { type: 'TAG', id: message.id, known: message.known },
+          );
           return;
         case 'settings':
           cycle.send({ type: 'SETTINGS', settings: message.settings });

@@ -115,7 +115,10 @@ export function startWatchdog(opts: WatchdogOptions = {}): { intervalMs: number;
  * (`process`), else by ending the process for its service manager to start it again (`service-manager`: systemd
  * sets INVOCATION_ID for every process of a unit); undefined where neither can (the endpoint is not offered).
  */
-export function restartPolicy(restartsInProcess: boolean, env: { INVOCATION_ID?: string | undefined } = process.env): 'process' | 'service-manager' | undefined {
+export function restartPolicy(
+  restartsInProcess: boolean,
+  env: { INVOCATION_ID?: string | undefined } = process.env,
+): 'process' | 'service-manager' | undefined {
   if (restartsInProcess) return 'process';
   return env.INVOCATION_ID ? 'service-manager' : undefined;
 }

@@ -97,15 +97,33 @@ export function parseRequestText(text: string): { header: NfcRequestHeader; cont
   };
 }
 
+/**
+ * The app URL of a header's path: `/v1` + path, resolved as a URL resolves it (dot segments, percent-encoded ones
+ * and `\` included). NFC reaches the `/v1` API only: a path that resolves outside it (`/../sim/unplug`,
+ * `/v1/%2e%2e/web/app.js`) is refused, never passed on.
+ */
+export function apiUrl(path: string, messageID: MessageId = null): URL {
+  let url: URL;
+  try {
+    url = new URL(`http://nfc${path === '/v1' || path.startsWith('/v1/') ? path : `/v1${path}`}`);
+  } catch {
+    throw new NfcRequestError('The path is not a valid URL path', messageID);
+  }
+  if (url.host !== 'nfc' || (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/'))) {
+    throw new NfcRequestError('The path must stay under /v1 once its dot segments are resolved: NFC reaches the /v1 API only', messageID);
+  }
+  return url;
+}
+
 /** The app request for a header and content: `/v1` + path, the session id as the Authorization header. */
 export function toRequest({ header, content }: { header: NfcRequestHeader; content: string | undefined }): Request {
-  const path = header.path === '/v1' || header.path.startsWith('/v1/') ? header.path : `/v1${header.path}`;
+  const url = apiUrl(header.path, header.messageID);
   const headers = new Headers();
   if (header.authorization !== '') headers.set('authorization', header.authorization);
   // GET requests are fully defined by the header (spec 5): content after a GET header is ignored, as HTTP does.
   const body = header.method === 'GET' ? undefined : content;
   if (body !== undefined) headers.set('content-type', 'application/json');
-  return new Request(`http://nfc${path}`, { method: header.method, headers, ...(body !== undefined ? { body } : {}) });
+  return new Request(url, { method: header.method, headers, ...(body !== undefined ? { body } : {}) });
 }
 
 export interface NfcHandlerOptions {
@@ -134,12 +152,7 @@ export function createNfcRequestHandler({ fetch, clientAddress, maxAnswerBytes, 
     try {
       const parsed = parseRequestText(decodeTextRecord(message));
       messageID = parsed.header.messageID;
-      let request: Request;
-      try {
-        request = toRequest(parsed);
-      } catch {
-        throw new NfcRequestError('The path is not a valid URL path', messageID);
-      }
+      const request = toRequest(parsed);
       const response = await fetch(request, env);
       const answer = encodeTextRecord(answerText(messageID, response.status, await response.text()));
       if (answer.length > maxAnswerBytes) {

@@ -50,11 +50,17 @@ describe('/v1/accounts', () => {
         ['GET', '/v1/accounts'],
         ['POST', '/v1/accounts', { username: 'x', role: 'user' }],
         ['PATCH', '/v1/accounts/viewer', { role: 'user' }],
-        ['POST', '/v1/accounts/viewer/password'],
+        ['POST', '/v1/accounts/tech2/password'],
         ['DELETE', '/v1/accounts/viewer'],
       ] as const) {
         const res = await as(who, method, path, body);
-        expect([who, method, path, res.status, res.json]).toEqual([who, method, path, 403, { success: false, cause: 'Managing accounts needs a session of role installer or higher' }]);
+        expect([who, method, path, res.status, res.json]).toEqual([
+          who,
+          method,
+          path,
+          403,
+          { success: false, cause: 'Managing accounts needs a session of role installer or higher' },
+        ]);
       }
     }
     expect(await names()).toContain('viewer:user');
@@ -130,8 +136,8 @@ describe('/v1/accounts', () => {
     expect([chosen.status, chosen.json]).toEqual([200, { success: true }]);
     expect(await canLogIn('forgetful', 'new-password')).toBe(true);
 
-    // Its own password: allowed (the session stays).
-    expect((await as('tech2', 'POST', '/v1/accounts/tech2/password', { password: PASSWORD })).status).toBe(200);
+    // Its own password: with the current one proven (the session stays).
+    expect((await as('tech2', 'POST', '/v1/accounts/tech2/password', { password: PASSWORD, currentPassword: PASSWORD })).status).toBe(200);
     expect((await as('tech2', 'GET', '/v1/session')).status).toBe(200);
 
     expect((await as('tech', 'POST', '/v1/accounts/boss/password')).status).toBe(403);

@@ -51,7 +51,13 @@ describe('what is recorded', () => {
       { kind: 'transaction_started', transactionId, tagId: KNOWN, userId: c.userId, message: `Transaction ${transactionId} started by tag ${KNOWN}` },
       { kind: 'tag_ignored', tagId: OTHER, message: `Tag ${OTHER} ignored: a known tag other than the session tag was presented during a transaction` },
       { kind: 'tag_accepted', tagId: KNOWN, userId: c.userId, outcome: 'stopped', message: `Tag ${KNOWN} accepted: it stops the transaction` },
-      { kind: 'transaction_stopped', transactionId, reason: 'Local', consumptionWh: consumption, message: `Transaction ${transactionId} stopped (Local), ${consumption} Wh` },
+      {
+        kind: 'transaction_stopped',
+        transactionId,
+        reason: 'Local',
+        consumptionWh: consumption,
+        message: `Transaction ${transactionId} stopped (Local), ${consumption} Wh`,
+      },
     ]);
   });
 
@@ -133,7 +139,12 @@ describe('what is recorded', () => {
     }
     const events = await eventsSince(since);
     expect(events.map((e) => e.kind)).toEqual(['login_refused', 'login_refused', 'login_refused', 'login_refused', 'login_refused', 'login_throttled']);
-    expect(events.at(-1)).toEqual({ kind: 'login_throttled', address: '127.0.0.4', scope: 'address', message: 'Logins from 127.0.0.4 refused for up to a minute: too many failures' });
+    expect(events.at(-1)).toEqual({
+      kind: 'login_throttled',
+      address: '127.0.0.4',
+      scope: 'address',
+      message: 'Logins from 127.0.0.4 refused for up to a minute: too many failures',
+    });
     await c.step(61_000); // the window passes, for the other tests
   });
 
@@ -154,7 +165,12 @@ describe('what is recorded', () => {
     c.h.controller.events.backend('connecting', { url: 'wss://cp-42:secret-pass@cs.example.org:8443/ocpp/CP-42?authToken=tok' });
     c.h.controller.events.backend('refused', { url: 'wss://cs.example.org:8443/ocpp/CP-42', reason: 'the central system answered 401' });
     expect(await eventsSince(since)).toEqual([
-      { kind: 'backend', state: 'connecting', url: 'wss://cs.example.org:8443/ocpp/CP-42', message: 'Backend connecting (wss://cs.example.org:8443/ocpp/CP-42)' },
+      {
+        kind: 'backend',
+        state: 'connecting',
+        url: 'wss://cs.example.org:8443/ocpp/CP-42',
+        message: 'Backend connecting (wss://cs.example.org:8443/ocpp/CP-42)',
+      },
       {
         kind: 'backend',
         state: 'refused',
@@ -236,7 +252,11 @@ describe('in the database', () => {
     try {
       const session = await again.login();
       const stored = (await again.http('GET', '/v1/events', { session })).json.events;
-      expect(stored.find((e: any) => e.kind === 'backend')).toMatchObject({ kind: 'backend', state: 'connected', at: new Date(TEST_EPOCH + 1_234).toISOString() });
+      expect(stored.find((e: any) => e.kind === 'backend')).toMatchObject({
+        kind: 'backend',
+        state: 'connected',
+        at: new Date(TEST_EPOCH + 1_234).toISOString(),
+      });
     } finally {
       await again.stop();
     }

@@ -59,7 +59,27 @@ describe('GET /openapi.json', () => {
     expect(operations.filter((o) => !registered.has(o))).toEqual([]);
     expect(operations.length).toBeGreaterThan(70);
     // The spec's endpoints and the extensions are all there.
-    for (const path of ['/v1/login', '/v1/logout', '/v1/users/{userId}', '/v1/whitelist/pairing', '/v1/map/{key}', '/v1/transactions/summary', '/v1/system_state', '/v1/messages', '/v1/settings', '/v1/app_settings', '/v1/app_dashboard', '/v1/session', '/v1/accounts/{username}/password', '/metrics', '/sim/fault/{fault}', '/inspect/events', '/openapi.json', '/docs', '/']) {
+    for (const path of [
+      '/v1/login',
+      '/v1/logout',
+      '/v1/users/{userId}',
+      '/v1/whitelist/pairing',
+      '/v1/map/{key}',
+      '/v1/transactions/summary',
+      '/v1/system_state',
+      '/v1/messages',
+      '/v1/settings',
+      '/v1/app_settings',
+      '/v1/app_dashboard',
+      '/v1/session',
+      '/v1/accounts/{username}/password',
+      '/metrics',
+      '/sim/fault/{fault}',
+      '/inspect/events',
+      '/openapi.json',
+      '/docs',
+      '/',
+    ]) {
       expect(document.paths, path).toHaveProperty([path]);
     }
   });

@@ -96,7 +96,16 @@ describe('GET /v1/settings', () => {
       const expected = [...FIELDS.values()].filter((f) => rank.indexOf(f.role) <= rank.indexOf(role)).map((f) => f.key);
       expect(keys(role), role).toEqual(expected);
     }
-    expect(views.manufacturer.groups.map((g: any) => g.key)).toEqual(['network', 'backend', 'authorization', 'whitelists', 'loadmanagement', 'installation', 'system', 'devel']);
+    expect(views.manufacturer.groups.map((g: any) => g.key)).toEqual([
+      'network',
+      'backend',
+      'authorization',
+      'whitelists',
+      'loadmanagement',
+      'installation',
+      'system',
+      'devel',
+    ]);
     expect(views.user.groups.map((g: any) => [g.key, g.role])).toEqual([
       ['authorization', 'user'],
       ['loadmanagement', 'user'],
@@ -216,11 +225,20 @@ describe('POST and PATCH /v1/settings', () => {
     ]);
     expect(res.status).toBe(400);
     expect(res.json.cause).toBe(
-      'No setting was changed: "Ventilation" may not be changed by role operator; "NoSuchKey" does not exist; "PilotDebounce" may not be changed by role operator; ' +
+      'No setting was changed: "Ventilation" may not be changed by role operator; "NoSuchKey" does not exist; ' +
+        '"PilotDebounce" may not be changed by role operator; ' +
         '"FirmwareVersion_custom" is read-only; "AuthTimeout" must be from 5 to 600 (params[5]); "MaxCurrent" appears more than once',
     );
     expect(await value('MaxCurrent')).toBe(16);
-    for (const body of [undefined, [], { params: 'MaxCurrent' }, { params: [] }, { params: [{ key: 'MaxCurrent' }] }, { params: [{ key: 'MaxCurrent', value: 20, extra: 1 }] }, { params: [['MaxCurrent', 20]] }]) {
+    for (const body of [
+      undefined,
+      [],
+      { params: 'MaxCurrent' },
+      { params: [] },
+      { params: [{ key: 'MaxCurrent' }] },
+      { params: [{ key: 'MaxCurrent', value: 20, extra: 1 }] },
+      { params: [['MaxCurrent', 20]] },
+    ]) {
       const r = await as('operator', 'POST', '/v1/settings', body);
       expect([JSON.stringify(body), r.status, r.json]).toEqual([JSON.stringify(body), 400, FAILED]);
     }
@@ -229,8 +247,14 @@ describe('POST and PATCH /v1/settings', () => {
 
   it('POST and PATCH both set; an unchanged value is a success too', async () => {
     // reboot_required is already true: the edge cases above changed network settings.
-    expect((await set('operator', [{ key: 'AuthTimeout', value: 45 }], 'POST')).json).toEqual({ params: [{ key: 'AuthTimeout', success: true }], reboot_required: true });
-    expect((await set('operator', [{ key: 'AuthTimeout', value: 45 }], 'PATCH')).json).toEqual({ params: [{ key: 'AuthTimeout', success: true }], reboot_required: true });
+    expect((await set('operator', [{ key: 'AuthTimeout', value: 45 }], 'POST')).json).toEqual({
+      params: [{ key: 'AuthTimeout', success: true }],
+      reboot_required: true,
+    });
+    expect((await set('operator', [{ key: 'AuthTimeout', value: 45 }], 'PATCH')).json).toEqual({
+      params: [{ key: 'AuthTimeout', success: true }],
+      reboot_required: true,
+    });
     expect(await value('AuthTimeout')).toBe(45);
     await set('operator', [{ key: 'AuthTimeout', value: 30 }]);
   });
@@ -258,7 +282,14 @@ describe('POST and PATCH /v1/settings', () => {
 
   it('fuzzed bodies never answer 500 and change nothing when refused', async () => {
     const keys = fc.constantFrom(...FIELDS.keys(), 'NoSuchKey', '', 'maxcurrent');
-    const values = fc.oneof(fc.integer({ min: -100, max: 200 }), fc.string({ maxLength: 20 }), fc.boolean(), fc.constant(null), fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 4 }), fc.record({ value: fc.integer({ min: -1, max: 4 }) }));
+    const values = fc.oneof(
+      fc.integer({ min: -100, max: 200 }),
+      fc.string({ maxLength: 20 }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer({ min: 0, max: 90 }), { maxLength: 4 }),
+      fc.record({ value: fc.integer({ min: -1, max: 4 }) }),
+    );
     const body = fc.oneof(fc.record({ params: fc.array(fc.record({ key: keys, value: values }), { maxLength: 4 }) }), fc.jsonValue());
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
@@ -302,7 +333,9 @@ describe('reboot, persistence and the app endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.json.name).toBe('settings');
     expect(res.json.ChargePointInfo.FLLEnabled).toBe(true);
-    const appKeys = CATALOGUE.flatMap((g) => g.sub_groups.flatMap((sg) => sg.fields.filter((f) => f.app && f.role !== 'installer' && f.role !== 'manufacturer').map((f) => f.key)));
+    const appKeys = CATALOGUE.flatMap((g) =>
+      g.sub_groups.flatMap((sg) => sg.fields.filter((f) => f.app && f.role !== 'installer' && f.role !== 'manufacturer').map((f) => f.key)),
+    );
     expect(fieldsOf(res.json).map((f) => f.key)).toEqual(appKeys);
   });
 
@@ -311,9 +344,20 @@ describe('reboot, persistence and the app endpoints', () => {
     let d = (await as('operator', 'GET', '/v1/app_dashboard')).json;
     expect(d).toMatchObject({ name: 'dashboard', settings_changed: false, ControllerTime_custom: new Date(h.clock.now()).toISOString() });
     const live = d.groups[0].fields;
-    expect(live.find((f: any) => f.key === 'Dashboard_SystemState')).toMatchObject({ value: 'idle', mode: 'ro', type: 'string', description: expect.any(String) });
+    expect(live.find((f: any) => f.key === 'Dashboard_SystemState')).toMatchObject({
+      value: 'idle',
+      mode: 'ro',
+      type: 'string',
+      description: expect.any(String),
+    });
     expect(live.find((f: any) => f.key === 'Dashboard_Power')).toMatchObject({ value: 0, unit: 'W', type: 'int' });
-    expect(d.GraphicDashboard).toEqual([{ key: 'Dashboard_Power' }, { key: 'Dashboard_Energy' }, { key: 'Dashboard_Currents' }, { key: 'Dashboard_Duration' }, { key: 'MaxCurrent' }]);
+    expect(d.GraphicDashboard).toEqual([
+      { key: 'Dashboard_Power' },
+      { key: 'Dashboard_Energy' },
+      { key: 'Dashboard_Currents' },
+      { key: 'Dashboard_Duration' },
+      { key: 'MaxCurrent' },
+    ]);
     const terse = (await as('operator', 'GET', '/v1/app_dashboard?descriptions=0')).json;
     expect(JSON.stringify(terse)).not.toContain('"description"');
     for (const q of ['2', 'x', '']) expect((await as('operator', 'GET', `/v1/app_dashboard?descriptions=${q}`)).status).toBe(400);
@@ -331,7 +375,12 @@ describe('reboot, persistence and the app endpoints', () => {
     await h.step(2000);
     d = (await as('operator', 'GET', '/v1/app_dashboard')).json;
     const byKey = Object.fromEntries(d.groups[0].fields.map((f: any) => [f.key, f.value]));
-    expect(byKey).toMatchObject({ Dashboard_SystemState: 'charging', Dashboard_OcppState: 'charging', Dashboard_Power: 11040, Dashboard_Currents: [16, 16, 16] });
+    expect(byKey).toMatchObject({
+      Dashboard_SystemState: 'charging',
+      Dashboard_OcppState: 'charging',
+      Dashboard_Power: 11040,
+      Dashboard_Currents: [16, 16, 16],
+    });
     await h.sim('unplug');
     await h.step(100);
     await set('operator', [{ key: 'FreeCharging', value: 0 }]);

@@ -90,7 +90,8 @@ describe('GET /v1/transactions over a long history', () => {
   test('transactions that started in the same millisecond stay in the order recorded across a page boundary', async () => {
     const at = BASE + 11 * DAY;
     const pages: string[][] = [];
-    for await (const page of h.controller.transactions.pagesCompleted({ from: at, to: at }, 2)) pages.push((JSON.parse(`[${page}]`) as Array<{ transactionId: string }>).map((t) => t.transactionId));
+    for await (const page of h.controller.transactions.pagesCompleted({ from: at, to: at }, 2))
+      pages.push((JSON.parse(`[${page}]`) as Array<{ transactionId: string }>).map((t) => t.transactionId));
     expect(pages.map((p) => p.length)).toEqual([2, 1]);
     expect(pages.flat()).toEqual(history.filter((t) => t.start === at).map((t) => t.id));
   });

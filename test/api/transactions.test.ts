@@ -16,7 +16,15 @@ beforeAll(async () => {
   const tx = h.controller.transactions;
   // Three completed transactions, one still active.
   const specs = [
-    { start: '2026-01-10T08:00:00.000Z', end: '2026-01-10T09:00:00.000Z', from: 1000, to: 8000, max: 11000, tagId: '04A1', userId: 'b3a5f5a4-2c1e-4c4b-9a39-0f6d2d1c9e11' },
+    {
+      start: '2026-01-10T08:00:00.000Z',
+      end: '2026-01-10T09:00:00.000Z',
+      from: 1000,
+      to: 8000,
+      max: 11000,
+      tagId: '04A1',
+      userId: 'b3a5f5a4-2c1e-4c4b-9a39-0f6d2d1c9e11',
+    },
     { start: '2026-02-01T12:00:00.000Z', end: '2026-02-01T12:30:00.000Z', from: 8000, to: 9500, max: 3700 },
     { start: '2026-03-05T23:59:59.999Z', end: '2026-03-06T01:00:00.000Z', from: 9500, to: 20000, max: 22000, tagId: 'EV:01' },
   ];
@@ -47,7 +55,14 @@ test('lists completed transactions only, oldest first, with every field of 2.9',
       maxPower: 11000,
     },
     { transactionId: ids[1], startTransaction: '2026-02-01T12:00:00.000Z', endTransaction: '2026-02-01T12:30:00.000Z', consumption: 1500, maxPower: 3700 },
-    { transactionId: ids[2], tagId: 'EV:01', startTransaction: '2026-03-05T23:59:59.999Z', endTransaction: '2026-03-06T01:00:00.000Z', consumption: 10500, maxPower: 22000 },
+    {
+      transactionId: ids[2],
+      tagId: 'EV:01',
+      startTransaction: '2026-03-05T23:59:59.999Z',
+      endTransaction: '2026-03-06T01:00:00.000Z',
+      consumption: 10500,
+      maxPower: 22000,
+    },
   ]);
 });
 

@@ -145,7 +145,12 @@ test('commissioning view: the summary strip, the latest transition, zoom and pan
   await page.waitForFunction(() => document.getElementById('sum-state')!.textContent === 'Charging');
   await page.waitForFunction(() => /^[1-9]\d*\.\d\d kW$/.test(document.getElementById('sum-power')!.textContent!));
   const summary = await page.evaluate(() =>
-    Object.fromEntries(['sum-state', 'sum-state-detail', 'sum-amps', 'sum-cp', 'sum-energy', 'sum-tag', 'sum-messages'].map((id) => [id, document.getElementById(id)!.textContent])),
+    Object.fromEntries(
+      ['sum-state', 'sum-state-detail', 'sum-amps', 'sum-cp', 'sum-energy', 'sum-tag', 'sum-messages'].map((id) => [
+        id,
+        document.getElementById(id)!.textContent,
+      ]),
+    ),
   );
   expect(summary).toEqual({
     'sum-state': 'Charging',
@@ -226,14 +231,23 @@ test('on a phone: one column, nothing wider than the screen, the charge cycle ar
     await p.waitForFunction(() => document.querySelector('section[data-actor="chargeCycle"] g.node.active') !== null);
     expect(await noSidewaysScroll(p)).toBe(true);
     // Every control can be reached without scrolling sideways.
-    const outside = await p.$$eval('button, input, select', (els, width) => els.filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > width).map((e) => e.id || e.textContent), PHONE.width);
+    const outside = await p.$$eval(
+      'button, input, select',
+      (els, width) => els.filter((e) => e.offsetParent !== null && e.getBoundingClientRect().right > width).map((e) => e.id || e.textContent),
+      PHONE.width,
+    );
     expect(outside).toEqual([]);
     // The chart opens around the active state (the whole chart would be unreadable at this width).
     const view = await p.evaluate(() => {
       const section = document.querySelector('section[data-actor="chargeCycle"]');
       const box = section.querySelector('.chart').getBoundingClientRect();
-      const node = [...section.querySelectorAll('svg g.node')].find((g: any) => g.id === 'operative.session.transaction.underLoad.charging').getBoundingClientRect();
-      return { box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom }, node: { left: node.left, right: node.right, top: node.top, bottom: node.bottom } };
+      const node = [...section.querySelectorAll('svg g.node')]
+        .find((g: any) => g.id === 'operative.session.transaction.underLoad.charging')
+        .getBoundingClientRect();
+      return {
+        box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom },
+        node: { left: node.left, right: node.right, top: node.top, bottom: node.bottom },
+      };
     });
     expect(view.box.right).toBeLessThanOrEqual(PHONE.width);
     expect(view.node.left).toBeGreaterThanOrEqual(view.box.left);

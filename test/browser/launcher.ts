@@ -131,8 +131,12 @@ const AXE = packageFile('axe-core', 'axe.min.js');
 /** The serious and critical findings of axe-core on the page as it is (axe is injected, not served). */
 export async function axeFindings(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(await readFile(AXE, 'utf8'));
-  const violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => (await window.axe.run(document)).violations);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  const violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(
+    async () => (await window.axe.run(document)).violations,
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Whether the page fits its window's width (nothing to scroll sideways). */

@@ -209,7 +209,17 @@ describe('the web interface on a running controller', () => {
     expect(header).toBe('transactionId,startTransaction,endTransaction,durationSeconds,consumptionWh,maxPowerW,tagId,userId,userName');
     const [completed] = await h.controller.transactions.listCompleted({});
     expect(row).toBe(
-      [completed!.transactionId, completed!.startTransaction, completed!.endTransaction, Math.round((Date.parse(completed!.endTransaction) - Date.parse(completed!.startTransaction)) / 1000), completed!.consumption, completed!.maxPower, TAG, '', ''].join(','),
+      [
+        completed!.transactionId,
+        completed!.startTransaction,
+        completed!.endTransaction,
+        Math.round((Date.parse(completed!.endTransaction) - Date.parse(completed!.startTransaction)) / 1000),
+        completed!.consumption,
+        completed!.maxPower,
+        TAG,
+        '',
+        '',
+      ].join(','),
     );
     expect(end).toBe('');
     // A period without it: none.
@@ -349,7 +359,9 @@ describe('logged out after 60 s without a call (1004)', () => {
       await page.waitForSelector('#system-state');
       await h.clock.advance(61_000);
       await page.waitForSelector('#logout-reason');
-      expect(await textOf(page, '#logout-reason')).toBe('You were logged out after 60 seconds without contact with the controller (for example while this computer was asleep).');
+      expect(await textOf(page, '#logout-reason')).toBe(
+        'You were logged out after 60 seconds without contact with the controller (for example while this computer was asleep).',
+      );
       expect(problems).toEqual([]);
     } finally {
       await page.context().close();

@@ -100,7 +100,8 @@ describe('the controller with its core in the worker thread', () => {
   });
 
   it('the self-driven EV switches on its own, timed in the core: every switch to B is a measured reaction', async () => {
-    const count = async () => Number(/^safety_reaction_seconds_count\{reaction="contactor_open_on_pause"\} (\d+)$/m.exec((await http('GET', '/metrics')).text)?.[1]);
+    const count = async () =>
+      Number(/^safety_reaction_seconds_count\{reaction="contactor_open_on_pause"\} (\d+)$/m.exec((await http('GET', '/metrics')).text)?.[1]);
     const before = await count();
     expect((await http('POST', '/sim/ev', { alternateMs: 60 })).json.plant.alternateMs).toBe(60);
     await until('five more reactions', async () => (await count()) >= before + 5);
@@ -113,7 +114,9 @@ describe('the controller with its core in the worker thread', () => {
   it('the inspector shows the core\'s charge cycle, live, through the thread boundary', async () => {
     await controller.accounts.set('engineer', 'installer', 'engineer-secret-1');
     const { json } = await httpRequest(controller.port, 'GET', '/v1/login');
-    const session = (await httpRequest(controller.port, 'POST', '/v1/login', { body: { username: 'engineer', password: loginProof('engineer-secret-1', json.token) } })).json.session.id;
+    const session = (
+      await httpRequest(controller.port, 'POST', '/v1/login', { body: { username: 'engineer', password: loginProof('engineer-secret-1', json.token) } })
+    ).json.session.id;
     const ticket = (await http('POST', '/inspect/ticket', undefined, session)).json.ticket;
     const events: string[] = [];
     const req = request({ host: '127.0.0.1', port: controller.port, path: `/inspect/events?ticket=${ticket}`, agent: false }, (res) => {
@@ -131,7 +134,9 @@ describe('the controller with its core in the worker thread', () => {
       }
       await http('POST', '/sim/charge');
       await until('the PILOT event from the core', async () => /"actor":"chargeCycle","type":"PILOT","detail":\{"level":"c"\}/.test(events.join('')));
-      await until('the charge cycle charging', async () => /"systemId":"chargeCycle".{0,300}"operative\.session\.transaction\.underLoad\.charging"/.test(events.join('')));
+      await until('the charge cycle charging', async () =>
+        /"systemId":"chargeCycle".{0,300}"operative\.session\.transaction\.underLoad\.charging"/.test(events.join('')),
+      );
     } finally {
       req.destroy();
     }
@@ -154,7 +159,13 @@ describe('the controller with its core in the worker thread', () => {
 describe('fail-safe: a thread that stops answering ends the process', () => {
   const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'controller.mjs');
 
-  async function launch(): Promise<{ child: ChildProcess; port: number; stdout: string[]; stderr: string[]; exited: Promise<{ code: number | null; signal: string | null }> }> {
+  async function launch(): Promise<{
+    child: ChildProcess;
+    port: number;
+    stdout: string[];
+    stderr: string[];
+    exited: Promise<{ code: number | null; signal: string | null }>;
+  }> {
     const dataDir = await mkdtemp(join(root, 'failsafe-'));
     const child = spawn(process.execPath, [FIXTURE], {
       env: { PATH: process.env.PATH ?? '', PORT: '0', DATA_DIR: dataDir, OPERATOR_PASSWORD, LOG_FORMAT: 'json' },

@@ -29,7 +29,10 @@ test('migration 0003 resolves whitelist ids that differ only in letter case: the
   const dataDir = await mkdtemp(join(tmpdir(), 'cc-migration-'));
   try {
     const old = await databaseBefore('0003_whitelist_tag_case', dataDir);
-    await old.execute(`INSERT INTO users (id, name, created_at) VALUES ('a1a1a1a1-0000-4000-8000-000000000001', 'Alice', 1), ('b2b2b2b2-0000-4000-8000-000000000002', 'Mallory', 2)`);
+    await old.execute(
+      "INSERT INTO users (id, name, created_at) VALUES ('a1a1a1a1-0000-4000-8000-000000000001', 'Alice', 1), " +
+        "('b2b2b2b2-0000-4000-8000-000000000002', 'Mallory', 2)",
+    );
     await old.execute(`INSERT INTO whitelist (id, user_id, name, created_at) VALUES
       ('04A1B2C3', 'a1a1a1a1-0000-4000-8000-000000000001', 'Alice card', 10),
       ('OTHER', NULL, NULL, 11),
@@ -83,7 +86,8 @@ test('migration 0006 gives the per-day sums of an older database their running t
     ];
     for (const [i, [start, duration, wh]] of rows.entries()) {
       await old.execute({
-        sql: `INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at, max_power_w, stop_reason, checkpointed_at)
+        sql: `INSERT INTO transactions (id, tag_id, started_at, ended_at, meter_start_wh, meter_start_at, meter_last_wh, meter_last_at,
+                                      max_power_w, stop_reason, checkpointed_at)
               VALUES (?, 'T', ?, ?, 0, ?, ?, ?, 1000, 'EVDisconnected', ?)`,
         args: [`0000000${i}-0000-4000-8000-000000000000`, start, start + duration, start, wh, start + duration, start + duration],
       });
@@ -94,7 +98,9 @@ test('migration 0006 gives the per-day sums of an older database their running t
 
     const h = await startHarness({ dataDir });
     try {
-      const totals = await h.controller.database.db.all(sql`SELECT day, total_count, total_duration_ms, total_consumption_wh FROM transaction_days ORDER BY day`);
+      const totals = await h.controller.database.db.all(
+        sql`SELECT day, total_count, total_duration_ms, total_consumption_wh FROM transaction_days ORDER BY day`,
+      );
       expect(totals).toEqual([
         { day: 20000, total_count: 2, total_duration_ms: 5_400_000, total_consumption_wh: 8500 },
         { day: 20001, total_count: 3, total_duration_ms: 6_000_000, total_consumption_wh: 8700 },

@@ -45,7 +45,8 @@ export function fakePigpio(initial: Record<number, 0 | 1> = {}) {
       return this;
     }
     hardwarePwmWrite(frequency: number, dutyCycle: number) {
-      if (!Number.isInteger(frequency) || !Number.isInteger(dutyCycle) || dutyCycle < 0 || dutyCycle > 1_000_000) throw new Error('pigpio: bad hardware PWM arguments');
+      if (!Number.isInteger(frequency) || !Number.isInteger(dutyCycle) || dutyCycle < 0 || dutyCycle > 1_000_000)
+        throw new Error('pigpio: bad hardware PWM arguments');
       this.hardwarePwm = { frequency, dutyCycle };
       return this;
     }

@@ -34,7 +34,10 @@ describe('createChargePointHardware', () => {
 
   test('rpi: a pin assigned twice is refused before pigpio is loaded', async () => {
     await expect(
-      createChargePointHardware('rpi', { now: () => 0, pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, lock: 17, buzzer: 22, leds: [23, 24, 25] } }),
+      createChargePointHardware('rpi', {
+        now: () => 0,
+        pins: { cpPwm: 18, cpLevel: [5, 6, 13, 19, 26], contactor: 17, lock: 17, buzzer: 22, leds: [23, 24, 25] },
+      }),
     ).rejects.toThrow(/GPIO 17 is assigned twice/);
   });
 

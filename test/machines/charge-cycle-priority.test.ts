@@ -161,7 +161,11 @@ describe('charge cycle: faults and disabling come first, in every state', () => 
     const m = start({ pilot: 'c', settings: { freeCharging: true } });
     m.send({ type: 'FAULT', fault: 'overtemperature', active: true });
     expect(m.actor.getSnapshot().matches({ operative: { session: { transaction: 'suspended' } } })).toBe(true);
-    for (const event of [{ type: 'PILOT', level: 'b' }, { type: 'LOAD_LIMIT', amps: 0 }, { type: 'SETTINGS', settings: { maxCurrentA: 10 } }] as ChargeEvent[]) {
+    for (const event of [
+      { type: 'PILOT', level: 'b' },
+      { type: 'LOAD_LIMIT', amps: 0 },
+      { type: 'SETTINGS', settings: { maxCurrentA: 10 } },
+    ] as ChargeEvent[]) {
       const steps = m.send(event);
       expect(steps.map((s) => s.transitions.map((t) => `${t.source} [${t.guard}]`))).toEqual([
         ['(root) []'],
@@ -170,6 +174,7 @@ describe('charge cycle: faults and disabling come first, in every state', () => 
     }
     // An unsafe fault while suspended ends the transaction: the enclosing rule is reached once suspended's no longer holds.
     const steps = m.send({ type: 'PILOT', level: 'e' });
-    expect(steps.slice(1).map((s) => s.transitions.map((t) => `${t.source} [${t.guard}] → ${t.targets}`))).toEqual([['operative [blocked] → faulted']]);
+    const taken = steps.slice(1).map((s) => s.transitions.map((t) => `${t.source} [${t.guard}] → ${t.targets.join(',')}`));
+    expect(taken).toEqual([['operative [blocked] → faulted']]);
   });
 });

@@ -16,7 +16,9 @@ describe('charge cycle rules', () => {
 
   it('a whitelisted tag without a user authorizes with its id alone (no userId key in the transaction start)', () => {
     const started: Authorization[] = [];
-    const actor = createActor(chargeCycleMachine.provide({ actions: { startTransaction: (_, p: Authorization) => started.push(p) } }), { input: { pilot: 'b' } });
+    const actor = createActor(chargeCycleMachine.provide({ actions: { startTransaction: (_, p: Authorization) => started.push(p) } }), {
+      input: { pilot: 'b' },
+    });
     actor.start();
     actor.send({ type: 'TAG', id: 'AA', known: true });
     actor.send({ type: 'PILOT', level: 'a' });

@@ -307,7 +307,13 @@ describe('charge cycle machine: boundaries, tags in every state, faults one by o
   it('settings and the load limit keep what they do not name; the input pilot and settings set the start', () => {
     const m = start({ pilot: 'b', settings: { freeCharging: true, maxCurrentA: 10 } });
     expect(m.actor.getSnapshot().context).toMatchObject({ pilot: 'b', loadLimitA: null, faults: [], authorization: null });
-    expect(m.actor.getSnapshot().context.settings).toEqual({ freeCharging: true, chargingEnabled: true, ventilationAvailable: false, authTimeoutMs: 30_000, maxCurrentA: 10 });
+    expect(m.actor.getSnapshot().context.settings).toEqual({
+      freeCharging: true,
+      chargingEnabled: true,
+      ventilationAvailable: false,
+      authTimeoutMs: 30_000,
+      maxCurrentA: 10,
+    });
     m.send({ type: 'LOAD_LIMIT', amps: 8 });
     m.send({ type: 'SETTINGS', settings: { ventilationAvailable: true } });
     m.send({ type: 'FAULT', fault: 'overtemperature', active: false });

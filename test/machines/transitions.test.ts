@@ -124,7 +124,8 @@ describe('the names', () => {
 test('the key of every transition taken at run time is its row in the table', () => {
   const taken: string[] = [];
   const inspect = (e: InspectionEvent) => {
-    if (e.type === '@xstate.microstep') for (const t of (e as unknown as { _transitions: Parameters<typeof takenKey>[0][] })._transitions) taken.push(takenKey(t));
+    if (e.type === '@xstate.microstep')
+      for (const t of (e as unknown as { _transitions: Parameters<typeof takenKey>[0][] })._transitions) taken.push(takenKey(t));
   };
   const clock = new ManualClock(0);
   const actor = createActor(machine, { clock, inspect }).start();

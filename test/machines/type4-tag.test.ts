@@ -38,16 +38,22 @@ const command: fc.Arbitrary<number[]> = fc.oneof(
     return [0x00, 0xa4, 0x04, p2, name.length + lcOff, ...name, ...(le ? [0x00] : [])];
   }),
   // SELECT by file id: E103, E104, another; P1/P2 right or wrong; Lc 2 or another.
-  fc.tuple(fc.constantFrom(0x00, 0x02), fc.constantFrom(0x0c, 0x00, 0x04), fc.constantFrom([0xe1, 0x03], [0xe1, 0x04], [0xe1, 0x05], [0xe1]), fc.boolean()).map(
-    ([p1, p2, id, le]) => [0x00, 0xa4, p1, p2, id.length, ...id, ...(le ? [0x00] : [])],
-  ),
+  fc
+    .tuple(fc.constantFrom(0x00, 0x02), fc.constantFrom(0x0c, 0x00, 0x04), fc.constantFrom([0xe1, 0x03], [0xe1, 0x04], [0xe1, 0x05], [0xe1]), fc.boolean())
+    .map(([p1, p2, id, le]) => [0x00, 0xa4, p1, p2, id.length, ...id, ...(le ? [0x00] : [])]),
   // READ BINARY: offsets in and out of the files, Le 00 (256), small, MLe, over MLe; sometimes a wrong length.
   fc
     .tuple(fc.constantFrom(0x00, 0x7f, 0x80), byte, fc.constantFrom(0x00, 0x01, 0x02, 0x0f, 0x10, 0xf6, 0xf7, 0xff), fc.constantFrom(0, 0, 0, 1, -1))
     .map(([p1, p2, le, extra]) => (extra < 0 ? [0x00, 0xb0, p1, p2] : [0x00, 0xb0, p1, p2, le, ...(extra ? [0x00] : [])])),
   // UPDATE BINARY: NLEN 0, a message, NLEN of it, offsets near the end; Lc right, wrong or 0; sometimes over MLc.
   fc
-    .tuple(fc.constantFrom(0x00, 0x7f, 0x80), fc.constantFrom(0x00, 0x01, 0x02, 0xfe, 0xff), fc.uint8Array({ minLength: 0, maxLength: 8 }), fc.integer({ min: -1, max: 1 }), fc.boolean())
+    .tuple(
+      fc.constantFrom(0x00, 0x7f, 0x80),
+      fc.constantFrom(0x00, 0x01, 0x02, 0xfe, 0xff),
+      fc.uint8Array({ minLength: 0, maxLength: 8 }),
+      fc.integer({ min: -1, max: 1 }),
+      fc.boolean(),
+    )
     .map(([p1, p2, data, lcOff, long]) => {
       const body = long ? new Array<number>(0xf7).fill(0x41) : Array.from(data);
       return [0x00, 0xd6, p1, p2, Math.max(0, body.length + lcOff) & 0xff, ...body];

@@ -107,7 +107,11 @@ async function execute(w: World, before: BackendLinkSnapshot, event: BackendLink
   const type = event.type as string;
   const c = w.c;
   if (type.startsWith('xstate.after.')) {
-    const ms = type.includes('.backoff.') ? backoffMs(before.context.attempts) : type.includes('bootRetry') ? before.context.bootRetryMs : before.context.heartbeatMs;
+    const ms = type.includes('.backoff.')
+      ? backoffMs(before.context.attempts)
+      : type.includes('bootRetry')
+        ? before.context.bootRetryMs
+        : before.context.heartbeatMs;
     const beats = w.csms.calls('Heartbeat').length;
     await c!.step(ms);
     if (type.includes('heartbeat')) await until(c!, () => w.csms.calls('Heartbeat').length === beats + 1, 'a heartbeat');
@@ -151,7 +155,13 @@ async function execute(w: World, before: BackendLinkSnapshot, event: BackendLink
 }
 
 const describeEvent = (e: BackendLinkEvent) =>
-  (e.type as string).startsWith('xstate.after.') ? `after ${(e.type as string).split('.')[2]}` : 'intervalS' in e ? `${e.type}(${e.intervalS})` : 'seconds' in e ? `${e.type}(${e.seconds})` : e.type;
+  (e.type as string).startsWith('xstate.after.')
+    ? `after ${(e.type as string).split('.')[2]}`
+    : 'intervalS' in e
+      ? `${e.type}(${e.intervalS})`
+      : 'seconds' in e
+        ? `${e.type}(${e.seconds})`
+        : e.type;
 
 describe(`backend link, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
   it.each(paths.map((p) => [p.steps.slice(1).map((s) => describeEvent(s.event as BackendLinkEvent)).join(' → ') || '(initial)', p] as const))(
@@ -175,7 +185,8 @@ describe(`backend link, ${paths.length} generated paths${broken ? ` against brok
         expect(w.csms.invalid).toEqual([]);
         // Nothing but BootNotification before it was accepted.
         const first = w.csms.frames.findIndex((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] !== 'BootNotification');
-        if (first >= 0) expect(w.csms.frames.slice(0, first).every((f) => f.message[0] !== 2 || f.message[2] === 'BootNotification' || f.direction === 'out')).toBe(true);
+        if (first >= 0)
+          expect(w.csms.frames.slice(0, first).every((f) => f.message[0] !== 2 || f.message[2] === 'BootNotification' || f.direction === 'out')).toBe(true);
       } finally {
         for (const gate of [w.admit.waiting, w.boot.waiting]) gate.splice(0).forEach((release: (v: never) => void) => release(false as never));
         await w.c?.h.stop();

@@ -50,14 +50,17 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
   // A stop commanded by the central system (executed as OCPP RemoteStopTransaction).
   if (s.matches({ operative: { session: 'transaction' } })) events.push({ type: 'STOP', reason: 'Remote' });
   // Delayed transitions are model events too; the executor lets the manual clock run for them.
-  if (s.matches({ operative: { available: 'authorized' } })) events.push({ type: 'xstate.after.authTimeout.chargeCycle.operative.available.authorized' } as never);
-  if (s.matches({ operative: { session: { transaction: { underLoad: 'pausing' } } } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.underLoad.pausing' } as never);
+  if (s.matches({ operative: { available: 'authorized' } }))
+    events.push({ type: 'xstate.after.authTimeout.chargeCycle.operative.available.authorized' } as never);
+  if (s.matches({ operative: { session: { transaction: { underLoad: 'pausing' } } } }))
+    events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.underLoad.pausing' } as never);
   if (s.matches({ operative: { session: 'stopping' } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.stopping' } as never);
   return events;
 }
 
 /** The model's tags carry the user of the whitelist entry; the controller knows KNOWN's real user id. */
-const serializeState = (s: ChargeCycleSnapshot) => JSON.stringify([s.value, { ...s.context, authorization: s.context.authorization?.tagId ?? s.context.authorization }]);
+const serializeState = (s: ChargeCycleSnapshot) =>
+  JSON.stringify([s.value, { ...s.context, authorization: s.context.authorization?.tagId ?? s.context.authorization }]);
 
 /** Transitions no path can take, with the reason (none: a fault present at start takes the rule any fault takes). */
 const UNREACHABLE: Record<string, string> = {};
@@ -160,7 +163,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
       const e = event as any;
       if (e.type === 'PILOT') return `CP ${e.level.toUpperCase()}`;
       if (e.type === 'TAG') return `tag ${e.id}`;
-      if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${Object.values(e.settings)[0]}`;
+      if (e.type === 'SETTINGS') return `${Object.keys(e.settings)[0]}=${String(Object.values(e.settings)[0])}`;
       if (e.type === 'LOAD_LIMIT') return `limit ${e.amps}`;
       if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
       if (e.type === 'STOP') return 'remote stop';
@@ -223,7 +226,10 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
         });
         const expectedHmi = c.h.clock.now() < readingUntil ? 'Reading card' : hmiState(meta, false);
         expect({ at: label, hmi, leds: plant.leds }).toEqual({ at: label, hmi: expectedHmi, leds: HMI_PATTERNS[expectedHmi] });
-        expect({ at: label, transaction: state.transaction !== undefined }).toEqual({ at: label, transaction: model.matches({ operative: { session: 'transaction' } }) });
+        expect({ at: label, transaction: state.transaction !== undefined }).toEqual({
+          at: label,
+          transaction: model.matches({ operative: { session: 'transaction' } }),
+        });
         expect({ at: label, completed: (await c.api('GET', '/v1/transactions')).json.length }).toEqual({ at: label, completed });
       };
       expect({ at: 'start', broken: spec.start(await observe()) }).toEqual({ at: 'start', broken: [] });
@@ -241,7 +247,8 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
         completed += types.filter((t) => t === 'stopTransaction').length;
         const plant = (await c.view()).plant;
         expect({ at: label, beeps: plant.beeps - beeps }).toEqual({ at: label, beeps: feedback.length });
-        if (feedback.length) expect({ at: label, beep: plant.lastBeep }).toEqual({ at: label, beep: { count: 1, ms: feedback.at(-1) === 'acceptTag' ? 150 : 800 } });
+        if (feedback.length)
+          expect({ at: label, beep: plant.lastBeep }).toEqual({ at: label, beep: { count: 1, ms: feedback.at(-1) === 'acceptTag' ? 150 : 800 } });
         beeps = plant.beeps;
         await check(label);
       }

@@ -68,7 +68,9 @@ export function planPaths<E extends EventObject>(
   // shortest path): each path is also extended by every event possible at its end.
   const extended = all.flatMap((p) => [
     p,
-    ...opts.events(p.state).map((event) => ({ ...p, steps: [...p.steps, { event, state: transition(machine, p.state, event as never)[0] }], weight: p.weight + 1 })),
+    ...opts
+      .events(p.state)
+      .map((event) => ({ ...p, steps: [...p.steps, { event, state: transition(machine, p.state, event as never)[0] }], weight: p.weight + 1 })),
   ]);
   const replays = extended.map((p) => ({ path: p, ...replay(machine, p, opts.input) })).sort((a, b) => a.path.steps.length - b.path.steps.length);
   const needKeys = transitionTable(machine).map((r) => r.key).filter((k) => !(opts.unreachable && k in opts.unreachable));

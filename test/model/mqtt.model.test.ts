@@ -33,7 +33,8 @@ function modelEvents(s: MqttSnapshot): MqttEvent[] {
   const { connection, meter, loadLimit } = regions(s);
   const { context } = s;
   const events: MqttEvent[] = [];
-  if (connection === 'connecting') return [{ type: 'CONNECTED' }, { type: 'CONNECT_FAILED' }, { type: 'CONFIGURE', connect: true }, { type: 'CONFIGURE', connect: false }];
+  if (connection === 'connecting')
+    return [{ type: 'CONNECTED' }, { type: 'CONNECT_FAILED' }, { type: 'CONFIGURE', connect: true }, { type: 'CONFIGURE', connect: false }];
   events.push({ type: 'CONFIGURE', connect: true });
   if (connection !== 'disabled') events.push({ type: 'CONFIGURE', connect: false });
   events.push({ type: 'DISCOVERY', on: !context.discovery });
@@ -120,7 +121,10 @@ async function execute(real: Real, before: MqttSnapshot, event: MqttEvent): Prom
       return c.step(1_000); // the sensor is read once a second
     case 'HA_ONLINE':
     case 'LIMIT': {
-      await o.publish(event.type === 'LIMIT' ? 'charge-controller/set/LoadLimit' : 'homeassistant/status', event.type === 'LIMIT' ? String(event.amps) : 'online');
+      await o.publish(
+        event.type === 'LIMIT' ? 'charge-controller/set/LoadLimit' : 'homeassistant/status',
+        event.type === 'LIMIT' ? String(event.amps) : 'online',
+      );
       // A command's result: everything the controller received before it has been handled.
       const from = o.messages.length;
       await o.publish('charge-controller/set/Probe', '1');
@@ -163,9 +167,11 @@ describe(`MQTT link, ${paths.length} generated paths`, () => {
         const context = () => c.h.controller.inspector.view().actors.find((a) => a.systemId === 'mqtt')!.context;
         const expected = { value: next.value, failures: next.context.failures, limitA: next.context.limitA, pending: next.context.meterPending };
         const seen = () => ({ value: actor(), failures: context().failures, limitA: context().loadLimitA, pending: context().meterPending });
-        await until(`${at}: ${JSON.stringify(expected)} (real: ${JSON.stringify(seen())})`, () => JSON.stringify(seen()) === JSON.stringify(expected)).catch(() => {
-          expect({ at, ...seen() }).toEqual({ at, ...expected });
-        });
+        await until(`${at}: ${JSON.stringify(expected)} (real: ${JSON.stringify(seen())})`, () => JSON.stringify(seen()) === JSON.stringify(expected)).catch(
+          () => {
+            expect({ at, ...seen() }).toEqual({ at, ...expected });
+          },
+        );
         expect({ at, ...context() }).toMatchObject({
           at,
           discovery: next.context.discovery,
@@ -174,7 +180,8 @@ describe(`MQTT link, ${paths.length} generated paths`, () => {
           limitRefreshS: next.context.loadLimit.timeoutMs / 1000,
         });
         // The load limit the charge point applies.
-        const limit = regions(next).loadLimit === 'fresh' ? next.context.limitA : regions(next).loadLimit === 'fallback' ? next.context.loadLimit.fallbackA : null;
+        const limit =
+          regions(next).loadLimit === 'fresh' ? next.context.limitA : regions(next).loadLimit === 'fallback' ? next.context.loadLimit.fallbackA : null;
         expect({ at, loadLimitA: (await c.view()).loadLimitA }).toEqual({ at, loadLimitA: limit });
         noteTimers(real, model, next, event);
         model = next;

@@ -128,7 +128,13 @@ function modelEvents(s: LinkSnapshot): ModelEvent[] {
   if (s.matches({ established: { phone: 'listening' } })) events.push({ type: 'PHONE.ACTIVATED' });
   else {
     const { tag } = s.context;
-    events.push(apdu('SELECT app', SELECT_APP), apdu('SELECT CC', SELECT_CC), apdu('SELECT NDEF', SELECT_NDEF), apdu('READ CC', READ_CC), apdu('READ NLEN', READ_NLEN));
+    events.push(
+      apdu('SELECT app', SELECT_APP),
+      apdu('SELECT CC', SELECT_CC),
+      apdu('SELECT NDEF', SELECT_NDEF),
+      apdu('READ CC', READ_CC),
+      apdu('READ NLEN', READ_NLEN),
+    );
     events.push(apdu('UPDATE NLEN 0', WRITE_START), apdu('unsupported', UNSUPPORTED));
     if (tag.file === 'ndef') {
       const nlen = nlenOf(tag.ndef);
@@ -167,7 +173,11 @@ const planned = planPaths(nfcLinkMachine, { events: modelEvents as never, serial
 /** Paths end where the controller rests: a path ending on a commit also takes the answer or refusal that follows. */
 const extended = planned.paths.map((p) => {
   const steps = [...p.steps];
-  for (let s = steps.at(-1)!.state as LinkSnapshot, events = modelEvents(s); unacked(s) && events.length === 1 && events[0] !== DEADLINE; events = modelEvents(s)) {
+  for (
+    let s = steps.at(-1)!.state as LinkSnapshot, events = modelEvents(s);
+    unacked(s) && events.length === 1 && events[0] !== DEADLINE;
+    events = modelEvents(s)
+  ) {
     s = transition(nfcLinkMachine, s, events[0] as never)[0];
     steps.push({ event: events[0]!, state: s });
   }
@@ -223,8 +233,15 @@ function checkAnswer(at: string, message: Uint8Array, kind: Kind, refused: boole
       statusCode: 400,
       cause: expect.stringMatching(/^One NFC request at a time/),
     });
-  } else if (kind === 'F') expect({ at, answer: answer.text }).toEqual({ at, answer: expect.stringMatching(/^\{"messageID":"F","statusCode":200\},\{"token":"[0-9a-f]{32}"\}$/) });
-  else if (kind === 'L') expect({ at, messageID: answer.messageID, statusCode: answer.statusCode, session: answer.content?.session?.id }).toEqual({ at, messageID: 'L', statusCode: 200, session: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  } else if (kind === 'F')
+    expect({ at, answer: answer.text }).toEqual({ at, answer: expect.stringMatching(/^\{"messageID":"F","statusCode":200\},\{"token":"[0-9a-f]{32}"\}$/) });
+  else if (kind === 'L')
+    expect({ at, messageID: answer.messageID, statusCode: answer.statusCode, session: answer.content?.session?.id }).toEqual({
+      at,
+      messageID: 'L',
+      statusCode: 200,
+      session: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
   else expect({ at, answer: answer.text }).toEqual({ at, answer: '{"messageID":"S","statusCode":201}' });
 }
 
@@ -325,7 +342,8 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
           await until(() => observer.count(key) > consumed[key], `the ${key}`);
           consumed = { ...consumed, [key]: consumed[key] + 1 };
           const message = observer.events.filter((e) => e.type === key)[consumed[key] - 1]!.message!;
-          const kind = type === 'ANSWER' && model.matches({ established: { exchange: { pending: 'late' } } }) ? 'S' : type === 'REFUSED' ? lastCommit! : event.kind!;
+          const kind =
+            type === 'ANSWER' && model.matches({ established: { exchange: { pending: 'late' } } }) ? 'S' : type === 'REFUSED' ? lastCommit! : event.kind!;
           checkAnswer(at, message, kind, type === 'REFUSED');
           // A refusal is shown only while no answer is unread (in `answering` the unread answer is shown again).
           if (!(type === 'REFUSED' && model.matches({ established: { exchange: 'answering' } }))) stored = { kind, refused: type === 'REFUSED' };
@@ -363,7 +381,8 @@ describe(`NFC link, ${paths.length} generated paths${broken ? ` against broken: 
         // The controller put an answer, a refusal or an empty NLEN in the file.
         if (type === 'ANSWER' || type === 'REFUSED' || type === DEADLINE.type) t4t.fileRewritten();
         const phoneThere = model.matches({ established: { phone: 'activated' } }) || model.matches({ established: { phone: 'selected' } });
-        if (phoneThere && !model.matches({ established: { exchange: { pending: 'held' } } })) await until(() => phone!.awaitingCommand, 'the chip waiting for the phone');
+        if (phoneThere && !model.matches({ established: { exchange: { pending: 'held' } } }))
+          await until(() => phone!.awaitingCommand, 'the chip waiting for the phone');
         await settle(3);
         if (!sent) expect({ at, response: inflight?.done ? hex(inflight.response) : null }).toEqual({ at, response: null });
         // The answer read back by the phone when its request completes.
@@ -462,4 +481,5 @@ afterAll(() => {
 });
 
 // MLE bounds a one-APDU read of a whole message: every message of the model fits.
-for (const m of [...Object.values(PLANNED_ANSWER), ...Object.values(PLANNED_REFUSAL), ...Object.values(PLANNED_REQUEST)]) if (m.length > MLE) throw new Error('a model message longer than MLe');
+for (const m of [...Object.values(PLANNED_ANSWER), ...Object.values(PLANNED_REFUSAL), ...Object.values(PLANNED_REQUEST)])
+  if (m.length > MLE) throw new Error('a model message longer than MLe');

@@ -64,7 +64,8 @@ describe(`pairing, ${paths.length} generated paths`, () => {
         const expectedBeeps = actions.filter((a) => a.type === 'beep').reduce((n, a) => n + (a.params as { count: number }).count, 0);
         const plant = (await c.view()).plant;
         expect({ at, beeps: plant.beeps - beeps }).toEqual({ at, beeps: expectedBeeps });
-        if (step.event.type === 'TAG') expect({ at, broken: spec.tagRead(step.event.id, step.event.known, from, plant.beeps - beeps) }).toEqual({ at, broken: [] });
+        if (step.event.type === 'TAG')
+          expect({ at, broken: spec.tagRead(step.event.id, step.event.known, from, plant.beeps - beeps) }).toEqual({ at, broken: [] });
         expect({ at, broken: spec.paired(c.h.clock.now(), res.status, res.json.id) }).toEqual({ at, broken: [] });
         beeps = plant.beeps;
         const state = await c.state();

@@ -78,7 +78,14 @@ interface Real {
 /** A model login as the independent oracle sees it (invariants/session.ts). */
 function attemptOf(event: ModelLogin, address: string, at: number, sessionId?: string) {
   const { password, token } = event.model;
-  return { address, token: token === 'none' ? null : token, passwordRight: password === OPERATOR_PASSWORD, accountExists: event.account !== null, at, ...(sessionId ? { sessionId } : {}) };
+  return {
+    address,
+    token: token === 'none' ? null : token,
+    passwordRight: password === OPERATOR_PASSWORD,
+    accountExists: event.account !== null,
+    at,
+    ...(sessionId ? { sessionId } : {}),
+  };
 }
 
 async function execute(h: Harness, real: Real, spec: SessionSpec, before: SessionSnapshot, after: SessionSnapshot, event: SessionEvent): Promise<void> {

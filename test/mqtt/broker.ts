@@ -101,7 +101,7 @@ async function startMosquitto(port: number, tlsPort: number, dir: string) {
   const passwords = join(dir, 'passwords');
   await writeFile(passwords, '');
   const made = spawnSync('mosquitto_passwd', ['-b', passwords, BROKER_USER, BROKER_PASSWORD]);
-  if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr}`);
+  if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr.toString()}`);
   const conf = join(dir, 'mosquitto.conf');
   // Anonymous clients are the test's observers; a client that sends a user name must have the right password.
   // Started as root, mosquitto would switch to its own user, who cannot read this test's private directory.

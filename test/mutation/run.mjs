@@ -33,13 +33,32 @@ const CHARGE_POINT_TESTS = [
 /** Each target and the test files that exercise it, fastest first (run.mjs runs them in this order). */
 export const TARGETS = {
   'machines/pairing.ts': [LOAD, 'test/model/pairing.model.test.ts', 'test/charging/pairing.test.ts'],
-  'machines/secrets.ts': [LOAD, 'test/machines/secrets.test.ts', 'test/machines/secrets-edges.test.ts', 'test/machines/session.test.ts', 'test/api/login.test.ts'],
+  'machines/secrets.ts': [
+    LOAD,
+    'test/machines/secrets.test.ts',
+    'test/machines/secrets-edges.test.ts',
+    'test/machines/session.test.ts',
+    'test/api/login.test.ts',
+  ],
   'machines/session.ts': [LOAD, 'test/machines/session.test.ts', 'test/api/login.test.ts', 'test/model/session.model.test.ts'],
-  'machines/type4-tag.ts': [LOAD, 'test/machines/type4-tag.test.ts', 'test/machines/type4-tag-edges.test.ts', 'test/nfc/link.test.ts', 'test/model/nfc-link.model.test.ts'],
+  'machines/type4-tag.ts': [
+    LOAD,
+    'test/machines/type4-tag.test.ts',
+    'test/machines/type4-tag-edges.test.ts',
+    'test/nfc/link.test.ts',
+    'test/model/nfc-link.model.test.ts',
+  ],
   'machines/nfc-link.ts': [LOAD, 'test/nfc/link.test.ts', 'test/nfc/link-edges.test.ts', 'test/nfc/api.test.ts', 'test/model/nfc-link.model.test.ts'],
   'machines/transitions.ts': [LOAD, 'test/machines/transitions.test.ts', 'test/docs.test.ts', 'test/charts.test.ts', 'test/model/pairing.model.test.ts'],
   'machines/backoff.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/model/backend-link.model.test.ts', 'test/model/mqtt.model.test.ts'],
-  'machines/backend-link.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/backend-link.test.ts', 'test/ocpp/heartbeat-setting.test.ts', 'test/model/backend-link.model.test.ts', 'test/ocpp/core-profile.test.ts'],
+  'machines/backend-link.ts': [
+    LOAD,
+    'test/machines/link-backoff.test.ts',
+    'test/machines/backend-link.test.ts',
+    'test/ocpp/heartbeat-setting.test.ts',
+    'test/model/backend-link.model.test.ts',
+    'test/ocpp/core-profile.test.ts',
+  ],
   'machines/mqtt.ts': [LOAD, 'test/machines/link-backoff.test.ts', 'test/machines/mqtt.test.ts', 'test/model/mqtt.model.test.ts', 'test/mqtt/mqtt.test.ts'],
   'machines/core.ts': [LOAD, 'test/charging/cycle.test.ts'],
   'machines/main-thread.ts': [LOAD, 'test/charging/pairing.test.ts', 'test/nfc/api.test.ts', 'test/ocpp/heartbeat-setting.test.ts'],
@@ -92,7 +111,9 @@ if (unknown) {
 const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
   const found = Object.keys(TARGETS).filter((t) => t === a || t.includes(a));
   if (found.length !== 1) {
-    console.error(`${JSON.stringify(a)} names ${found.length ? `several targets: ${found.join(', ')}` : 'no target'}; targets: ${Object.keys(TARGETS).join(', ')}`);
+    console.error(
+      `${JSON.stringify(a)} names ${found.length ? `several targets: ${found.join(', ')}` : 'no target'}; targets: ${Object.keys(TARGETS).join(', ')}`,
+    );
     process.exit(2);
   }
   return found[0];
@@ -130,7 +151,16 @@ function count(mutants) {
   const survived = by('Survived');
   const noCoverage = by('NoCoverage');
   const valid = killed + timeout + survived + noCoverage;
-  return { score: valid ? Math.round((10000 * (killed + timeout)) / valid) / 100 : 100, killed, timeout, survived, noCoverage, ignored: by('Ignored'), compileErrors: by('CompileError'), runtimeErrors: by('RuntimeError') };
+  return {
+    score: valid ? Math.round((10000 * (killed + timeout)) / valid) / 100 : 100,
+    killed,
+    timeout,
+    survived,
+    noCoverage,
+    ignored: by('Ignored'),
+    compileErrors: by('CompileError'),
+    runtimeErrors: by('RuntimeError'),
+  };
 }
 
 const summaryFile = join(out, 'summary.json');
@@ -147,7 +177,15 @@ for (const target of targets) {
     continue;
   }
   const report = JSON.parse(readFileSync(join(out, nameOf(target), 'mutation.json'), 'utf8'));
-  summary[target] = { ...count(report.files[target]?.mutants ?? []), seconds, concurrency: Number(concurrency), incremental, ...(force ? { force } : {}), ...(lines ? { lines } : {}), at: new Date().toISOString() };
+  summary[target] = {
+    ...count(report.files[target]?.mutants ?? []),
+    seconds,
+    concurrency: Number(concurrency),
+    incremental,
+    ...(force ? { force } : {}),
+    ...(lines ? { lines } : {}),
+    at: new Date().toISOString(),
+  };
   mkdirSync(out, { recursive: true });
   writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`);
 }
@@ -165,17 +203,24 @@ for (const target of Object.keys(TARGETS)) {
   }
 }
 writeFileSync(join(out, 'mutation.json'), JSON.stringify(merged));
-const elements = createRequire(createRequire(import.meta.url).resolve('@stryker-mutator/core')).resolve('mutation-testing-elements/dist/mutation-test-elements.js');
+const elements = createRequire(createRequire(import.meta.url).resolve('@stryker-mutator/core')).resolve(
+  'mutation-testing-elements/dist/mutation-test-elements.js',
+);
 writeFileSync(
   join(out, 'index.html'),
-  `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Mutation testing</title><script>${readFileSync(elements, 'utf8')}</script></head>\n<body><mutation-test-report-app titlePostfix="charge controller"></mutation-test-report-app>\n<script>document.querySelector('mutation-test-report-app').report = ${JSON.stringify(merged).replace(/</g, '\\u003c')};</script></body></html>\n`,
+  `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Mutation testing</title><script>${readFileSync(elements, 'utf8')}</script></head>\n` +
+    '<body><mutation-test-report-app titlePostfix="charge controller"></mutation-test-report-app>\n' +
+    `<script>document.querySelector('mutation-test-report-app').report = ${JSON.stringify(merged).replace(/</g, '\\u003c')};</script></body></html>\n`,
 );
 
 console.log('\nfile | score | killed | timeout | survived | no coverage | compile errors | run time');
 console.log('---|---|---|---|---|---|---|---');
 for (const [target, s] of Object.entries(summary)) {
   const time = s.seconds >= 60 ? `${Math.floor(s.seconds / 60)} min ${s.seconds % 60} s` : `${s.seconds} s`;
-  console.log(`${target} | ${s.score.toFixed(2)} % | ${s.killed} | ${s.timeout} | ${s.survived} | ${s.noCoverage} | ${s.compileErrors} | ${time} (concurrency ${s.concurrency})`);
+  console.log(
+    `${target} | ${s.score.toFixed(2)} % | ${s.killed} | ${s.timeout} | ${s.survived} | ${s.noCoverage} | ${s.compileErrors} | ` +
+      `${time} (concurrency ${s.concurrency})`,
+  );
 }
 console.log(`\nreport: ${join('test-results', 'mutation', 'index.html')} (JSON: mutation.json, scores: summary.json)`);
 process.exit(failed ? 1 : 0);

@@ -36,7 +36,11 @@ function script(results: Result[]): Step | undefined {
     () => ({ method: 'PATCH', path: `/users/${userId()}`, body: { userName: 'Alice B' } }),
     () => ({ method: 'GET', path: '/users/not-a-uuid' }),
     () => ({ method: 'POST', path: '/users', body: { userName: '' } }),
-    () => ({ method: 'POST', path: '/whitelist', body: { type: 'local', command: 'add', tags: [{ id: '04A1B2C3', userid: userId(), tagType: 'RFID' }, { id: 'DEADBEEF' }] } }),
+    () => ({
+      method: 'POST',
+      path: '/whitelist',
+      body: { type: 'local', command: 'add', tags: [{ id: '04A1B2C3', userid: userId(), tagType: 'RFID' }, { id: 'DEADBEEF' }] },
+    }),
     () => ({ method: 'GET', path: '/whitelist?type=local' }),
     () => ({ method: 'POST', path: '/whitelist', body: { type: 'local', command: 'edit', tags: [{ id: 'DEADBEEF', name: 'spare' }] } }),
     () => ({ method: 'DELETE', path: '/whitelist?type=local&ids=DEADBEEF' }),
@@ -99,7 +103,12 @@ describe('the API over NFC', () => {
       const phone = await phoneAt(h);
         const session = await nfcLogin(phone);
       for (let step = script(overNfc); step; step = script(overNfc)) {
-        const header = { path: step.path, method: step.method, authorization: step.session === 'none' ? '' : step.session === 'wrong' ? 'wrong-session' : session, messageID: `m${overNfc.length}` };
+        const header = {
+          path: step.path,
+          method: step.method,
+          authorization: step.session === 'none' ? '' : step.session === 'wrong' ? 'wrong-session' : session,
+          messageID: `m${overNfc.length}`,
+        };
         const body = typeof step.body === 'string' ? step.body : step.body === undefined ? undefined : JSON.stringify(step.body);
         const answer = await nfcRaw(phone, body === undefined ? JSON.stringify(header) : `${JSON.stringify(header)},${body}`);
         expect(answer.messageID).toBe(`m${overNfc.length}`);
@@ -170,7 +179,12 @@ describe('the API over NFC', () => {
     ];
     for (const [name, message, messageID] of cases) {
       const answer = await nfcRaw(phone, message);
-      expect([name, answer.statusCode, answer.messageID, answer.content]).toEqual([name, 400, messageID, { success: false, cause: expect.stringMatching(/\w/) }]);
+      expect([name, answer.statusCode, answer.messageID, answer.content]).toEqual([
+        name,
+        400,
+        messageID,
+        { success: false, cause: expect.stringMatching(/\w/) },
+      ]);
     }
     // The link still works.
     expect((await nfcCall(phone, 'GET', '/login')).statusCode).toBe(200);
@@ -189,11 +203,14 @@ describe('the API over NFC', () => {
     expect(big.statusCode).toBe(401);
   });
 
-  test('one request outstanding: a request written before the answer to the previous one was read is not executed; the unread answer stays readable', async () => {
+  const oneOutstanding =
+    'one request outstanding: a request written before the answer to the previous one was read is not executed; the unread answer stays readable';
+  test(oneOutstanding, async () => {
     const h = await start();
     const phone = await phoneAt(h);
     const session = await nfcLogin(phone);
-    const request = (id: string, key: string) => encodeTextRecord(`{"path":"/map","method":"POST","authorization":"${session}","messageID":"${id}"},{"${key}":"v"}`);
+    const request = (id: string, key: string) =>
+      encodeTextRecord(`{"path":"/map","method":"POST","authorization":"${session}","messageID":"${id}"},{"${key}":"v"}`);
     await phone.write(request('first', 'k1')); // committed and answered into the file, not read
     await phone.write(request('second', 'k2'));
     const answer = decodeTextRecord(await phone.detect());

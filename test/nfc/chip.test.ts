@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { CMD, Pn532Driver, Pn532Error } from '../../drivers/pn532/driver.js';
 import { ACK_FRAME, encodeFrame, TFI_HOST, WAKE_UP } from '../../drivers/pn532/frame.js';
 import { createPn532Reader, parseInListResponse } from '../../drivers/pn532/reader.js';
-import { createSimulatedPn532, PHONE_APDU_TIMEOUT_MS, PHONE_POLL_MS, type SimulatedPn532, type SimulatedPhone } from '../../drivers/pn532/sim.js';
+import { createSimulatedPn532, PHONE_APDU_TIMEOUT_MS, PHONE_POLL_MS, type SimulatedPhone } from '../../drivers/pn532/sim.js';
 import { ManualClock, settle } from '../clock.js';
 
 /**
@@ -160,12 +160,26 @@ describe('the simulated PN532 is as strict as the chip', () => {
     const nfc = (await run(c, CMD.InListPassiveTarget, [0x01, 0x00])).value!;
     expect(hex(nfc)).toBe('0101000420' + '0404112233' + '0578807002');
     expect(parseInListResponse(nfc)).toEqual({ uid: '04112233', technology: 'NFC' });
-    for (const bad of [[0x00, 0x00], [0x03, 0x00], [0x01, 0x05], [0x01, 0xff], [0x01, 0x01], [0x01, 0x01, 0x00], [0x01, 0x03], [0x02, 0x04], [0x01, 0x04, 0x00], [0x01, 0x00, 0x01, 0x02], [0x01]]) {
+    for (const bad of [
+      [0x00, 0x00],
+      [0x03, 0x00],
+      [0x01, 0x05],
+      [0x01, 0xff],
+      [0x01, 0x01],
+      [0x01, 0x01, 0x00],
+      [0x01, 0x03],
+      [0x02, 0x04],
+      [0x01, 0x04, 0x00],
+      [0x01, 0x00, 0x01, 0x02],
+      [0x01],
+    ]) {
       expect({ bad, answer: await inList(bad) }).toEqual({ bad, answer: 'error-frame' });
     }
     // Waiting (infinite retries) for a modulation nobody answers: still waiting until aborted.
     await run(c, CMD.RFConfiguration, [0x05, 0x00, 0x01, 0xff]);
-    const waiting = c.driver.command(CMD.InListPassiveTarget, [0x01, 0x01, 0x00, 0xff, 0xff, 0x01, 0x00], { responseTimeoutMs: null }).catch((e: Pn532Error) => e.code);
+    const waiting = c.driver
+      .command(CMD.InListPassiveTarget, [0x01, 0x01, 0x00, 0xff, 0xff, 0x01, 0x00], { responseTimeoutMs: null })
+      .catch((e: Pn532Error) => e.code);
     c.sim.tap('04A1B2C3');
     await c.clock.advance(5_000);
     c.driver.abort();

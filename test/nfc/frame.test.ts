@@ -71,8 +71,15 @@ describe('PN532 frames', () => {
 
   test('property: how a stream is split changes no frame found, junk with 00 and FF and corrupt frames included', () => {
     const good = fc.uint8Array({ maxLength: 300 }).map((d) => Array.from(encodeFrame(TFI_CHIP, d)));
-    const corrupt = fc.tuple(good, fc.nat(), fc.integer({ min: 1, max: 255 })).map(([f, at, x]) => f.map((b, i) => (i === 3 + (at % (f.length - 3)) ? b ^ x : b)));
-    const piece = fc.oneof(good, corrupt, fc.constantFrom(Array.from(ACK_FRAME), Array.from(NACK_FRAME), Array.from(ERROR_FRAME)), fc.array(fc.constantFrom(0x00, 0xff, 0x01, 0x55), { maxLength: 6 }));
+    const corrupt = fc
+      .tuple(good, fc.nat(), fc.integer({ min: 1, max: 255 }))
+      .map(([f, at, x]) => f.map((b, i) => (i === 3 + (at % (f.length - 3)) ? b ^ x : b)));
+    const piece = fc.oneof(
+      good,
+      corrupt,
+      fc.constantFrom(Array.from(ACK_FRAME), Array.from(NACK_FRAME), Array.from(ERROR_FRAME)),
+      fc.array(fc.constantFrom(0x00, 0xff, 0x01, 0x55), { maxLength: 6 }),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), (pieces, cuts) => {
         const stream = Uint8Array.from(pieces.flat());

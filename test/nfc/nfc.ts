@@ -36,7 +36,12 @@ export function parseAnswer(text: string): NfcAnswer {
 let nextId = 1;
 
 /** One API request over the simulated NFC link. */
-export async function nfcCall(phone: SimulatedPhone, method: string, path: string, opts: { session?: string; body?: unknown; messageID?: string } = {}): Promise<NfcAnswer> {
+export async function nfcCall(
+  phone: SimulatedPhone,
+  method: string,
+  path: string,
+  opts: { session?: string; body?: unknown; messageID?: string } = {},
+): Promise<NfcAnswer> {
   const messageID = opts.messageID ?? String(nextId++);
   const header = JSON.stringify({ path, method, authorization: opts.session ?? '', messageID });
   const text = opts.body === undefined ? header : `${header},${JSON.stringify(opts.body)}`;

@@ -32,7 +32,9 @@ describe('RFID Mode and the simulator', () => {
   });
 
   test('POST /sim/phone sends a request over NFC and answers the record; POST /sim/tap taps a card', async () => {
-    const res = await stepping(h.http('POST', '/sim/phone', { body: { request: '{"path":"/system_state","method":"GET","authorization":"","messageID":"42"}' } }));
+    const res = await stepping(
+      h.http('POST', '/sim/phone', { body: { request: '{"path":"/system_state","method":"GET","authorization":"","messageID":"42"}' } }),
+    );
     expect(res.status).toBe(200);
     expect(res.json.nfc.answer).toMatch(/^\{"messageID":"42","statusCode":401\},\{"logged_in":false/);
     expect(res.json.hmi).toBe('Reading card');
@@ -51,8 +53,11 @@ describe('RFID Mode and the simulator', () => {
     const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'dev', 'sim.js');
     const run = (...args: string[]) =>
       new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, [SIM, ...args], { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } }, (err, stdout, stderr) =>
-          resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [SIM, ...args],
+          { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } },
+          (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         ),
       );
     const out = await stepping(run('phone', 'request', '{"path":"/login","method":"GET","authorization":"","messageID":"7"}'));

@@ -26,7 +26,11 @@ describe('boot', () => {
     const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     let boots = 0;
-    csms.answer('BootNotification', () => ({ status: ++boots === 1 ? 'Pending' : 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: boots === 1 ? 30 : 300 }));
+    csms.answer('BootNotification', () => ({
+      status: ++boots === 1 ? 'Pending' : 'Accepted',
+      currentTime: new Date(clock.now()).toISOString(),
+      interval: boots === 1 ? 30 : 300,
+    }));
     const c = await charger({ csms, clock });
     await until(c, () => c.link() && JSON.stringify(c.link()) === JSON.stringify({ connected: 'pending' }), 'pending');
     // While pending the central system may ask; the charge point sends nothing but BootNotification.
@@ -51,7 +55,11 @@ describe('boot', () => {
     const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     let boots = 0;
-    csms.answer('BootNotification', () => ({ status: ++boots === 1 ? 'Rejected' : 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 60 }));
+    csms.answer('BootNotification', () => ({
+      status: ++boots === 1 ? 'Rejected' : 'Accepted',
+      currentTime: new Date(clock.now()).toISOString(),
+      interval: 60,
+    }));
     const c = await charger({ csms, clock });
     await until(c, () => JSON.stringify(c.link()) === JSON.stringify({ connected: 'rejected' }), 'rejected');
     await expect(csms.call('GetConfiguration', {})).rejects.toMatchObject({ rpcErrorCode: 'SecurityError' });
@@ -135,7 +143,14 @@ describe('transactions', () => {
     const values = (await until(c, () => c.csms.calls('MeterValues')[0], 'MeterValues'))!;
     expect(values.transactionId).toBe(1);
     const measurands = values.meterValue[0].sampledValue.map((v: any) => `${v.measurand}${v.phase ? `.${v.phase}` : ''}`);
-    expect(measurands).toEqual(['Energy.Active.Import.Register', 'Power.Active.Import', 'Current.Import.L1', 'Current.Import.L2', 'Current.Import.L3', 'Temperature']);
+    expect(measurands).toEqual([
+      'Energy.Active.Import.Register',
+      'Power.Active.Import',
+      'Current.Import.L1',
+      'Current.Import.L2',
+      'Current.Import.L3',
+      'Temperature',
+    ]);
     expect(Number(values.meterValue[0].sampledValue[0].value)).toBeGreaterThan(start.meterStart);
     // The session's own tag stops it, without asking the central system.
     await c.tag(CSMS_TAG);

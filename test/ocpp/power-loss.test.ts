@@ -53,7 +53,8 @@ test('power loss while offline: after the restart every queued message is sent o
   try {
     const session = await login(run.port, PASSWORD);
     const api = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
-    const sim = async (path: string, body?: unknown) => expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
+    const sim = async (path: string, body?: unknown) =>
+      expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
     const state = async () => (await api('GET', '/v1/system_state')).json;
     expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: TAG }] })).status).toBe(200);
 
@@ -108,7 +109,9 @@ test('power loss while offline: after the restart every queued message is sent o
     await until('connected again', () => csms!.connections.length === 2);
     await until('the status', () => csms!.frames.slice(before).some((f) => f.message[2] === 'StatusNotification'));
     await sleep(500);
-    const again = csms.frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && ['StartTransaction', 'StopTransaction', 'MeterValues'].includes(f.message[2] as string));
+    const again = csms.frames.filter(
+      (f) => f.direction === 'in' && f.message[0] === 2 && ['StartTransaction', 'StopTransaction', 'MeterValues'].includes(f.message[2] as string),
+    );
     expect(again).toHaveLength(counted);
     const s2session = await login(run.port, PASSWORD);
     const list = (await httpRequest(run.port, 'GET', '/v1/transactions', { session: s2session })).json;

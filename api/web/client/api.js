@@ -117,12 +117,16 @@ export async function logout() {
 }
 
 /**
- * Restarts the controller (extension POST /v1/restart). It answers first and then restarts; once the old session
+ * Restarts the controller (extension POST /v1/restart), asking the operator first when it would end a running
+ * transaction. It answers first and then restarts; once the old session
  * id is unknown (401), the controller is back and the page shows the login with the reason.
  */
 export async function restartController() {
   const current = session.peek();
-  await call('POST', '/v1/restart');
+  // A running transaction would end with the restart: the controller answers 409 and the operator decides.
+  const first = await request('POST', '/v1/restart');
+  if (first.status === 409 && window.confirm(first.json.cause)) await call('POST', '/v1/restart', { endTransaction: true });
+  else if (!first.ok) throw new ApiError(first.status, first.json);
   clearTimeout(keepalive);
   restarting.value = true;
   const started = Date.now();

@@ -80,10 +80,20 @@ function Shell() {
   }, []);
   const current = VIEWS.value.find((v) => v.path === route.value && (!v.show || v.show())) || VIEWS.value[0];
   return html`<div class="shell">
-    <a class="skip" href="#main" onClick=${(e) => { e.preventDefault(); document.querySelector('main h1')?.focus(); }}>${t('nav.skip')}</a>
+    <a
+      class="skip"
+      href="#main"
+      onClick=${(e) => {
+        e.preventDefault();
+        document.querySelector('main h1')?.focus();
+      }}
+      >${t('nav.skip')}</a
+    >
     <header class="top">
       <a class="brand" href="#/dashboard">${t('app.title')}</a>
-      <button type="button" class="menu" aria-expanded=${menuOpen ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenuOpen(!menuOpen)}>${t('nav.menu')}</button>
+      <button type="button" class="menu" aria-expanded=${menuOpen ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenuOpen(!menuOpen)}>
+        ${t('nav.menu')}
+      </button>
       <div class="who"><span class="user">${s.username}</span> <span class="role">(${s.role ? t(`role.${s.role}`) : ''})</span></div>
       <${LanguageSwitch} id="language" />
       <button type="button" class="logout" onClick=${() => logout()}>${t('action.logout')}</button>

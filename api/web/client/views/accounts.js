@@ -41,48 +41,87 @@ export function Accounts() {
   return html`<${Heading}>${t('nav.accounts')}<//>
     <p class="hint">${t('accounts.hint')}</p>
     <${Note} note=${note} id="accounts-note" />
-    ${secret &&
-    html`<div class="secret card" role="alert" id="generated-password">
-      <p>${t('accounts.secret', { name: secret.username })}</p>
-      <p><code class="password">${secret.password}</code></p>
-      <div class="actions"><button type="button" onClick=${() => setSecret(null)}>${t('accounts.secretDone')}</button></div>
-    </div>`}
+    ${
+      secret &&
+      html`<div class="secret card" role="alert" id="generated-password">
+        <p>${t('accounts.secret', { name: secret.username })}</p>
+        <p><code class="password">${secret.password}</code></p>
+        <div class="actions"><button type="button" onClick=${() => setSecret(null)}>${t('accounts.secretDone')}</button></div>
+      </div>`
+    }
     <section class="card" aria-labelledby="accounts-list">
       <h2 id="accounts-list">${t('accounts.list')}</h2>
-      ${accounts === null
-        ? html`<p>${t('common.loading')}</p>`
-        : html`<table class="responsive" id="accounts">
-            <thead><tr>${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}</tr></thead>
-            <tbody>
-              ${accounts.map((a) => {
-                const mine = a.username === me.username;
-                const above = !roleAtLeast(me.role, a.role);
-                return html`<tr data-username=${a.username}>
-                  <${Cell} label=${labels.name}>${a.username}${mine ? html` <span class="tag">${t('accounts.you')}</span>` : ''}<//>
-                  <${Cell} label=${labels.role}>${t(`role.${a.role}`)}<//>
-                  <${Cell} label=${labels.created}>${date(a.createdAt)}<//>
-                  <${Cell} label=${labels.actions} cls="row-actions">
-                    ${above
-                      ? html`<span class="hint">${t('accounts.above')}</span>`
-                      : html`${!mine && html`<${RoleChange} account=${a} roles=${giveable} onChange=${(role) => act(() => call('PATCH', `/v1/accounts/${encodeURIComponent(a.username)}`, { role }), t('accounts.roleChanged', { name: a.username, role: t(`role.${role}`) }))} />`}
-                          <${ConfirmButton} label=${t('accounts.resetPassword')} question=${t('accounts.confirmReset', { name: a.username })} onConfirm=${() => resetPassword(a.username)} />
-                          ${!mine && html`<${ConfirmButton} label=${t('action.remove')} question=${t('accounts.confirmRemove', { name: a.username })} onConfirm=${() => act(() => call('DELETE', `/v1/accounts/${encodeURIComponent(a.username)}`), t('accounts.removed', { name: a.username }))} />`}`}
-                  <//>
-                </tr>`;
-              })}
-            </tbody>
-          </table>`}
+      ${
+        accounts === null
+          ? html`<p>${t('common.loading')}</p>`
+          : html`<table class="responsive" id="accounts">
+              <thead>
+                <tr>
+                  ${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}
+                </tr>
+              </thead>
+              <tbody>
+                ${accounts.map((a) => {
+                  const mine = a.username === me.username;
+                  const above = !roleAtLeast(me.role, a.role);
+                  return html`<tr data-username=${a.username}>
+                    <${Cell} label=${labels.name}>${a.username}${mine ? html` <span class="tag">${t('accounts.you')}</span>` : ''}<//>
+                    <${Cell} label=${labels.role}>${t(`role.${a.role}`)}<//>
+                    <${Cell} label=${labels.created}>${date(a.createdAt)}<//>
+                    <${Cell} label=${labels.actions} cls="row-actions">
+                      ${
+                        above
+                          ? html`<span class="hint">${t('accounts.above')}</span>`
+                          : html`${!mine &&
+                              html`<${RoleChange}
+                                account=${a}
+                                roles=${giveable}
+                                onChange=${(role) =>
+                                  act(
+                                    () => call('PATCH', `/v1/accounts/${encodeURIComponent(a.username)}`, { role }),
+                                    t('accounts.roleChanged', { name: a.username, role: t(`role.${role}`) }),
+                                  )}
+                              />`}
+                              <${ConfirmButton}
+                                label=${t('accounts.resetPassword')}
+                                question=${t('accounts.confirmReset', { name: a.username })}
+                                onConfirm=${() => resetPassword(a.username)}
+                              />
+                              ${!mine &&
+                              html`<${ConfirmButton}
+                                label=${t('action.remove')}
+                                question=${t('accounts.confirmRemove', { name: a.username })}
+                                onConfirm=${() =>
+                                  act(() => call('DELETE', `/v1/accounts/${encodeURIComponent(a.username)}`), t('accounts.removed', { name: a.username }))}
+                              />`}`
+                      }
+                    <//>
+                  </tr>`;
+                })}
+              </tbody>
+            </table>`
+      }
     </section>
     <form class="card" onSubmit=${add} novalidate aria-labelledby="accounts-add">
       <h2 id="accounts-add">${t('accounts.add')}</h2>
       <div class="field">
         <label for="account-name">${t('accounts.username')}</label>
-        <input id="account-name" name="username" maxlength="64" autocomplete="off" autocapitalize="none" spellcheck="false" aria-describedby="account-name-hint" />
+        <input
+          id="account-name"
+          name="username"
+          maxlength="64"
+          autocomplete="off"
+          autocapitalize="none"
+          spellcheck="false"
+          aria-describedby="account-name-hint"
+        />
         <p class="description" id="account-name-hint">${t('accounts.nameRule')}</p>
       </div>
       <div class="field">
         <label for="account-role">${t('accounts.role')}</label>
-        <select id="account-role" name="role">${giveable.map((r) => html`<option value=${r}>${t(`role.${r}`)}</option>`)}</select>
+        <select id="account-role" name="role">
+          ${giveable.map((r) => html`<option value=${r}>${t(`role.${r}`)}</option>`)}
+        </select>
       </div>
       <div class="field">
         <label for="account-password">${t('accounts.password')}</label>

@@ -70,26 +70,67 @@ function StateView({ state }) {
       <h2 id="dash-state" class="visually-hidden">${t('dashboard.state')}</h2>
       <p class="headline" id="system-state" data-state=${state.systemState}>${t(`systemState.${state.systemState}`)}</p>
       <dl class="facts">
-        <div><dt>${t('dashboard.connector')}</dt><dd id="connection-state">${t(`connectionState.${state.connectionState}`)} (${t('dashboard.cp', { level: state.type2State.toUpperCase() })})</dd></div>
-        <div><dt>${t('dashboard.authorization')}</dt><dd id="auth-state">${t(`authState.${state.authState}`)}</dd></div>
-        <div><dt>${t('dashboard.ocpp')}</dt><dd id="ocpp-state">${t(`ocppState.${state.ocppState}`)}</dd></div>
-        <div><dt>${t('dashboard.temperature')}</dt><dd id="temperature">${state.ambientTemp === undefined ? t('common.unknown') : celsius(state.ambientTemp)}</dd></div>
+        <div>
+          <dt>${t('dashboard.connector')}</dt>
+          <dd id="connection-state">${t(`connectionState.${state.connectionState}`)} (${t('dashboard.cp', { level: state.type2State.toUpperCase() })})</dd>
+        </div>
+        <div>
+          <dt>${t('dashboard.authorization')}</dt>
+          <dd id="auth-state">${t(`authState.${state.authState}`)}</dd>
+        </div>
+        <div>
+          <dt>${t('dashboard.ocpp')}</dt>
+          <dd id="ocpp-state">${t(`ocppState.${state.ocppState}`)}</dd>
+        </div>
+        <div>
+          <dt>${t('dashboard.temperature')}</dt>
+          <dd id="temperature">${state.ambientTemp === undefined ? t('common.unknown') : celsius(state.ambientTemp)}</dd>
+        </div>
       </dl>
     </section>
     <section class="card" aria-labelledby="dash-session">
       <h2 id="dash-session">${t('dashboard.session')}</h2>
-      ${tx
-        ? html`<dl class="figures">
-            <div><dt>${t('dashboard.power')}</dt><dd id="power">${kW(tx.power)}</dd></div>
-            <div><dt>${t('dashboard.energy')}</dt><dd id="energy">${kWh(tx.consumption)}</dd></div>
-            <div><dt>${t('dashboard.duration')}</dt><dd id="duration">${duration(tx.transactionDuration ?? 0)}</dd></div>
-            <div><dt>${t('dashboard.maxPower')}</dt><dd>${kW(tx.maxPower)}</dd></div>
-            ${phases.map((p) => html`<div><dt>${t('dashboard.current', { phase: p })}</dt><dd class="current">${currents[p] < 0 ? t('dashboard.noValue') : amps(currents[p])}</dd></div>`)}
-            <div><dt>${t('dashboard.started')}</dt><dd>${dateTime(tx.transactionStart)}</dd></div>
-            ${tx.tagId && html`<div><dt>${t('dashboard.tag')}</dt><dd class="mono">${tx.tagId}</dd></div>`}
-          </dl>
-          <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
-        : html`<p>${t('dashboard.noSession')}</p>`}
+      ${
+        tx
+          ? html`<dl class="figures">
+                <div>
+                  <dt>${t('dashboard.power')}</dt>
+                  <dd id="power">${kW(tx.power)}</dd>
+                </div>
+                <div>
+                  <dt>${t('dashboard.energy')}</dt>
+                  <dd id="energy">${kWh(tx.consumption)}</dd>
+                </div>
+                <div>
+                  <dt>${t('dashboard.duration')}</dt>
+                  <dd id="duration">${duration(tx.transactionDuration ?? 0)}</dd>
+                </div>
+                <div>
+                  <dt>${t('dashboard.maxPower')}</dt>
+                  <dd>${kW(tx.maxPower)}</dd>
+                </div>
+                ${phases.map(
+                  (p) =>
+                    html`<div>
+                      <dt>${t('dashboard.current', { phase: p })}</dt>
+                      <dd class="current">${currents[p] < 0 ? t('dashboard.noValue') : amps(currents[p])}</dd>
+                    </div>`,
+                )}
+                <div>
+                  <dt>${t('dashboard.started')}</dt>
+                  <dd>${dateTime(tx.transactionStart)}</dd>
+                </div>
+                ${
+                  tx.tagId &&
+                  html`<div>
+                    <dt>${t('dashboard.tag')}</dt>
+                    <dd class="mono">${tx.tagId}</dd>
+                  </div>`
+                }
+              </dl>
+              <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
+          : html`<p>${t('dashboard.noSession')}</p>`
+      }
     </section>`;
 }
 

@@ -79,17 +79,28 @@ function SettingsForm({ group }) {
 
   return html`<form ref=${form} onSubmit=${submit} novalidate class="settings">
     ${group.sub_groups.map(
-      (sg) => html`<section aria-labelledby=${`sg-${sg.key}`} class="card">
-        <h2 id=${`sg-${sg.key}`}>${sg.label}</h2>
-        ${sg.fields.filter(shown).map(
-          (f) => html`<${Field} field=${f} value=${valueOf(f.key)} editable=${editable(f)} cause=${causes[f.key]} onChange=${(v) => edit(f.key, v)} />`,
-        )}
-      </section>`,
+      (sg) =>
+        html`<section aria-labelledby=${`sg-${sg.key}`} class="card">
+          <h2 id=${`sg-${sg.key}`}>${sg.label}</h2>
+          ${sg.fields
+            .filter(shown)
+            .map((f) => html`<${Field} field=${f} value=${valueOf(f.key)} editable=${editable(f)} cause=${causes[f.key]} onChange=${(v) => edit(f.key, v)} />`)}
+        </section>`,
     )}
     <${Note} note=${note} id="settings-note" />
     <div class="actions">
       <button type="submit" class="primary" disabled=${busy}>${t('action.save')}</button>
-      <button type="button" disabled=${busy || Object.keys(draft).length === 0} onClick=${() => { setDraft({}); setCauses({}); setNote(null); }}>${t('action.discard')}</button>
+      <button
+        type="button"
+        disabled=${busy || Object.keys(draft).length === 0}
+        onClick=${() => {
+          setDraft({});
+          setCauses({});
+          setNote(null);
+        }}
+      >
+        ${t('action.discard')}
+      </button>
     </div>
   </form>`;
 }
@@ -97,7 +108,8 @@ function SettingsForm({ group }) {
 /** One field: label, input by type, unit, description, and the controller's cause when it refused the value. */
 function Field({ field, value, editable, cause, onChange }) {
   const id = `f-${field.key}`;
-  const described = [cause ? `e-${field.key}` : '', field.description ? `d-${field.key}` : '', !editable ? `r-${field.key}` : ''].filter(Boolean).join(' ') || undefined;
+  const described =
+    [cause ? `e-${field.key}` : '', field.description ? `d-${field.key}` : '', !editable ? `r-${field.key}` : ''].filter(Boolean).join(' ') || undefined;
   const common = { 'aria-describedby': described, 'aria-invalid': cause ? 'true' : undefined };
   const unit = field.unit && html`<span class="unit">${field.unit}</span>`;
   let control;
@@ -110,7 +122,17 @@ function Field({ field, value, editable, cause, onChange }) {
     </select>`;
   } else if (field.type === 'int') {
     const [min, max] = field.validation ? field.validation.range : [];
-    control = html`<input id=${id} type="number" inputmode="numeric" step="1" min=${min} max=${max} value=${value} onInput=${(e) => onChange(parseInt10(e.currentTarget.value))} ...${common} />${unit}`;
+    control = html`<input
+        id=${id}
+        type="number"
+        inputmode="numeric"
+        step="1"
+        min=${min}
+        max=${max}
+        value=${value}
+        onInput=${(e) => onChange(parseInt10(e.currentTarget.value))}
+        ...${common}
+      />${unit}`;
   } else if (field.type === 'triple') {
     const values = Array.isArray(value) ? value : ['', '', ''];
     return html`<fieldset class="field triple">
@@ -130,10 +152,28 @@ function Field({ field, value, editable, cause, onChange }) {
     // A password: never shown (the controller sends it empty); typing a new one replaces the stored one.
     const [, max] = field.validation ? field.validation.length : [];
     const state = t(field.isSet ? 'settings.secretSet' : 'settings.secretUnset');
-    control = html`<input id=${id} type="password" autocomplete="new-password" maxlength=${max} value=${value} placeholder=${state} title=${state} onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
+    control = html`<input
+      id=${id}
+      type="password"
+      autocomplete="new-password"
+      maxlength=${max}
+      value=${value}
+      placeholder=${state}
+      title=${state}
+      onInput=${(e) => onChange(e.currentTarget.value)}
+      ...${common}
+    />`;
   } else {
     const [, max] = field.validation ? field.validation.length : [];
-    control = html`<input id=${id} type="text" maxlength=${max} value=${value} spellcheck="false" onInput=${(e) => onChange(e.currentTarget.value)} ...${common} />`;
+    control = html`<input
+      id=${id}
+      type="text"
+      maxlength=${max}
+      value=${value}
+      spellcheck="false"
+      onInput=${(e) => onChange(e.currentTarget.value)}
+      ...${common}
+    />`;
   }
   return html`<div class=${`field${cause ? ' invalid' : ''}`} data-key=${field.key}>
     <label for=${id}>${field.label}</label>

@@ -27,7 +27,11 @@ export function Transactions() {
     if (r.to) query.set('to', dayBound(r.to, true));
     const q = query.toString() ? `?${query}` : '';
     try {
-      const [list, summary, people] = await Promise.all([call('GET', `/v1/transactions${q}`), call('GET', `/v1/transactions/summary${q}`), call('GET', '/v1/users')]);
+      const [list, summary, people] = await Promise.all([
+        call('GET', `/v1/transactions${q}`),
+        call('GET', `/v1/transactions/summary${q}`),
+        call('GET', '/v1/users'),
+      ]);
       setResult({ list, summary, users: new Map(people.users.map((u) => [u.userId, u.userName])) });
       setNote(null);
     } catch (err) {
@@ -42,7 +46,17 @@ export function Transactions() {
     const rows = [['transactionId', 'startTransaction', 'endTransaction', 'durationSeconds', 'consumptionWh', 'maxPowerW', 'tagId', 'userId', 'userName']];
     for (const x of result.list) {
       const seconds = Math.round((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000);
-      rows.push([x.transactionId, x.startTransaction, x.endTransaction, seconds, x.consumption, x.maxPower, x.tagId ?? '', x.userId ?? '', result.users.get(x.userId) ?? '']);
+      rows.push([
+        x.transactionId,
+        x.startTransaction,
+        x.endTransaction,
+        seconds,
+        x.consumption,
+        x.maxPower,
+        x.tagId ?? '',
+        x.userId ?? '',
+        result.users.get(x.userId) ?? '',
+      ]);
     }
     const url = URL.createObjectURL(new Blob([toCsv(rows)], { type: 'text/csv;charset=utf-8' }));
     const a = document.createElement('a');
@@ -54,47 +68,87 @@ export function Transactions() {
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
 
-  const labels = { start: t('transactions.start'), end: t('transactions.end'), duration: t('transactions.duration'), energy: t('transactions.energy'), maxPower: t('transactions.maxPower'), tag: t('transactions.tag'), user: t('transactions.user') };
+  const labels = {
+    start: t('transactions.start'),
+    end: t('transactions.end'),
+    duration: t('transactions.duration'),
+    energy: t('transactions.energy'),
+    maxPower: t('transactions.maxPower'),
+    tag: t('transactions.tag'),
+    user: t('transactions.user'),
+  };
   return html`<${Heading}>${t('nav.transactions')}<//>
-    <form class="card range" onSubmit=${(e) => { e.preventDefault(); load(range); }} novalidate aria-labelledby="range-heading">
+    <form
+      class="card range"
+      onSubmit=${(e) => {
+        e.preventDefault();
+        load(range);
+      }}
+      novalidate
+      aria-labelledby="range-heading"
+    >
       <h2 id="range-heading">${t('transactions.range')}</h2>
       <div class="row">
-        <div class="field"><label for="tx-from">${t('transactions.from')}</label><input id="tx-from" type="date" value=${range.from} onInput=${(e) => setRange({ ...range, from: e.currentTarget.value })} /></div>
-        <div class="field"><label for="tx-to">${t('transactions.to')}</label><input id="tx-to" type="date" value=${range.to} onInput=${(e) => setRange({ ...range, to: e.currentTarget.value })} /></div>
+        <div class="field">
+          <label for="tx-from">${t('transactions.from')}</label
+          ><input id="tx-from" type="date" value=${range.from} onInput=${(e) => setRange({ ...range, from: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tx-to">${t('transactions.to')}</label
+          ><input id="tx-to" type="date" value=${range.to} onInput=${(e) => setRange({ ...range, to: e.currentTarget.value })} />
+        </div>
       </div>
       <p class="hint">${t('transactions.rangeHint')}</p>
       <div class="actions"><button type="submit" class="primary">${t('transactions.show')}</button></div>
     </form>
     <${Note} note=${note} id="transactions-note" />
-    ${result &&
-    html`<section class="card" aria-labelledby="tx-summary">
-        <h2 id="tx-summary">${t('transactions.summary')}</h2>
-        <dl class="figures" id="summary">
-          <div><dt>${t('transactions.count')}</dt><dd id="tx-count">${result.summary.transactionCount}</dd></div>
-          <div><dt>${t('transactions.totalDuration')}</dt><dd>${duration(result.summary.totalDuration)}</dd></div>
-          <div><dt>${t('transactions.totalEnergy')}</dt><dd id="tx-energy">${kWh(result.summary.totalConsumption)}</dd></div>
-        </dl>
-        <div class="actions"><button type="button" onClick=${download} disabled=${result.list.length === 0} id="csv">${t('transactions.csv')}</button></div>
-      </section>
-      <section class="card" aria-labelledby="tx-list">
-        <h2 id="tx-list">${t('transactions.list')}</h2>
-        ${result.list.length === 0
-          ? html`<p>${t('transactions.empty')}</p>`
-          : html`<table class="responsive" id="transactions">
-              <thead><tr>${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}</tr></thead>
-              <tbody>
-                ${result.list.map(
-                  (x) => html`<tr>
-                    <${Cell} label=${labels.start}>${dateTime(x.startTransaction)}<//>
-                    <${Cell} label=${labels.end}>${dateTime(x.endTransaction)}<//>
-                    <${Cell} label=${labels.duration}>${duration((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000)}<//>
-                    <${Cell} label=${labels.energy}>${kWh(x.consumption)}<//>
-                    <${Cell} label=${labels.maxPower}>${kW(x.maxPower)}<//>
-                    <${Cell} label=${labels.tag} cls="mono">${x.tagId ?? ''}<//>
-                    <${Cell} label=${labels.user}>${(x.userId && result.users.get(x.userId)) || ''}<//>
-                  </tr>`,
-                )}
-              </tbody>
-            </table>`}
-      </section>`}`;
+    ${
+      result &&
+      html`<section class="card" aria-labelledby="tx-summary">
+          <h2 id="tx-summary">${t('transactions.summary')}</h2>
+          <dl class="figures" id="summary">
+            <div>
+              <dt>${t('transactions.count')}</dt>
+              <dd id="tx-count">${result.summary.transactionCount}</dd>
+            </div>
+            <div>
+              <dt>${t('transactions.totalDuration')}</dt>
+              <dd>${duration(result.summary.totalDuration)}</dd>
+            </div>
+            <div>
+              <dt>${t('transactions.totalEnergy')}</dt>
+              <dd id="tx-energy">${kWh(result.summary.totalConsumption)}</dd>
+            </div>
+          </dl>
+          <div class="actions"><button type="button" onClick=${download} disabled=${result.list.length === 0} id="csv">${t('transactions.csv')}</button></div>
+        </section>
+        <section class="card" aria-labelledby="tx-list">
+          <h2 id="tx-list">${t('transactions.list')}</h2>
+          ${
+            result.list.length === 0
+              ? html`<p>${t('transactions.empty')}</p>`
+              : html`<table class="responsive" id="transactions">
+                  <thead>
+                    <tr>
+                      ${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${result.list.map(
+                      (x) =>
+                        html`<tr>
+                          <${Cell} label=${labels.start}>${dateTime(x.startTransaction)}<//>
+                          <${Cell} label=${labels.end}>${dateTime(x.endTransaction)}<//>
+                          <${Cell} label=${labels.duration}>${duration((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000)}<//>
+                          <${Cell} label=${labels.energy}>${kWh(x.consumption)}<//>
+                          <${Cell} label=${labels.maxPower}>${kW(x.maxPower)}<//>
+                          <${Cell} label=${labels.tag} cls="mono">${x.tagId ?? ''}<//>
+                          <${Cell} label=${labels.user}>${(x.userId && result.users.get(x.userId)) || ''}<//>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+          }
+        </section>`
+    }`;
 }

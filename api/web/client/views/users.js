@@ -32,30 +32,43 @@ export function Users() {
     <${Note} note=${note} id="users-note" />
     <section class="card" aria-labelledby="users-list">
       <h2 id="users-list">${t('users.list')}</h2>
-      ${users === null
-        ? html`<p>${t('common.loading')}</p>`
-        : users.length === 0
-          ? html`<p>${t('users.empty')}</p>`
-          : html`<table class="responsive" id="users">
-              <thead><tr><th scope="col">${labels.name}</th><th scope="col">${labels.id}</th><th scope="col">${labels.actions}</th></tr></thead>
-              <tbody>
-                ${users.map((u) =>
-                  editing && editing.userId === u.userId
-                    ? html`<tr>
-                        <td colspan="3"><${RenameForm} user=${u} onSubmit=${rename} onCancel=${() => setEditing(null)} /></td>
-                      </tr>`
-                    : html`<tr>
-                        <${Cell} label=${labels.name}>${u.userName}<//>
-                        <${Cell} label=${labels.id} cls="mono small">${u.userId}<//>
-                        <${Cell} label=${labels.actions} cls="row-actions">
-                          <button type="button" aria-label=${t('users.renameUser', { name: u.userName })} onClick=${() => setEditing(u)}>${t('users.rename')}</button>
-                          <${ConfirmButton} label=${t('action.delete')} question=${t('users.confirmDelete', { name: u.userName })}
-                            onConfirm=${() => act(() => call('DELETE', `/v1/users/${u.userId}`), t('users.deleted', { name: u.userName }))} />
-                        <//>
-                      </tr>`,
-                )}
-              </tbody>
-            </table>`}
+      ${
+        users === null
+          ? html`<p>${t('common.loading')}</p>`
+          : users.length === 0
+            ? html`<p>${t('users.empty')}</p>`
+            : html`<table class="responsive" id="users">
+                <thead>
+                  <tr>
+                    <th scope="col">${labels.name}</th>
+                    <th scope="col">${labels.id}</th>
+                    <th scope="col">${labels.actions}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${users.map((u) =>
+                    editing && editing.userId === u.userId
+                      ? html`<tr>
+                          <td colspan="3"><${RenameForm} user=${u} onSubmit=${rename} onCancel=${() => setEditing(null)} /></td>
+                        </tr>`
+                      : html`<tr>
+                          <${Cell} label=${labels.name}>${u.userName}<//>
+                          <${Cell} label=${labels.id} cls="mono small">${u.userId}<//>
+                          <${Cell} label=${labels.actions} cls="row-actions">
+                            <button type="button" aria-label=${t('users.renameUser', { name: u.userName })} onClick=${() => setEditing(u)}>
+                              ${t('users.rename')}
+                            </button>
+                            <${ConfirmButton}
+                              label=${t('action.delete')}
+                              question=${t('users.confirmDelete', { name: u.userName })}
+                              onConfirm=${() => act(() => call('DELETE', `/v1/users/${u.userId}`), t('users.deleted', { name: u.userName }))}
+                            />
+                          <//>
+                        </tr>`,
+                  )}
+                </tbody>
+              </table>`
+      }
     </section>
     <form class="card" onSubmit=${add} novalidate aria-labelledby="users-add">
       <h2 id="users-add">${t('users.add')}</h2>

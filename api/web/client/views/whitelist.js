@@ -25,42 +25,82 @@ export function WhitelistManager() {
   const userName = (id) => (users.find((u) => u.userId === id) || {}).userName || id || '';
   const remove = (id) => act(() => call('DELETE', `/v1/whitelist?type=local&ids=${encodeURIComponent(id)}`), t('whitelist.removed', { id }));
 
-  const labels = { id: t('whitelist.id'), type: t('whitelist.type'), number: t('whitelist.number'), name: t('whitelist.name'), user: t('whitelist.user'), priority: t('whitelist.priority'), actions: t('common.actions') };
+  const labels = {
+    id: t('whitelist.id'),
+    type: t('whitelist.type'),
+    number: t('whitelist.number'),
+    name: t('whitelist.name'),
+    user: t('whitelist.user'),
+    priority: t('whitelist.priority'),
+    actions: t('common.actions'),
+  };
 
   return html`<section aria-labelledby="tags-heading" class="card">
-      <h2 id="tags-heading">${t('whitelist.heading')}</h2>
-      <${Pairing} tags=${tags || []} onAdd=${(tag) => setForm({ mode: 'add', entry: { ...EMPTY, id: tag.id, tagType: tag.tagType || '' } })} />
-      <${Note} note=${note} id="whitelist-note" />
-      ${tags === null
+    <h2 id="tags-heading">${t('whitelist.heading')}</h2>
+    <${Pairing} tags=${tags || []} onAdd=${(tag) => setForm({ mode: 'add', entry: { ...EMPTY, id: tag.id, tagType: tag.tagType || '' } })} />
+    <${Note} note=${note} id="whitelist-note" />
+    ${
+      tags === null
         ? html`<p>${t('common.loading')}</p>`
         : tags.length === 0
           ? html`<p>${t('whitelist.empty')}</p>`
           : html`<table class="responsive" id="tags">
-              <caption class="visually-hidden">${t('whitelist.heading')}</caption>
-              <thead><tr>${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}</tr></thead>
+              <caption class="visually-hidden">
+                ${t('whitelist.heading')}
+              </caption>
+              <thead>
+                <tr>
+                  ${Object.values(labels).map((l) => html`<th scope="col">${l}</th>`)}
+                </tr>
+              </thead>
               <tbody>
                 ${tags.map(
-                  (tag) => html`<tr data-id=${tag.id}>
-                    <${Cell} label=${labels.id} cls="mono">${tag.id}<//>
-                    <${Cell} label=${labels.type}>${tag.tagType || ''}<//>
-                    <${Cell} label=${labels.number}>${tag.number ?? ''}<//>
-                    <${Cell} label=${labels.name}>${tag.name || ''}<//>
-                    <${Cell} label=${labels.user}>${userName(tag.userid)}<//>
-                    <${Cell} label=${labels.priority}>${tag.priority ? t(`whitelist.priority.${tag.priority}`) : ''}<//>
-                    <${Cell} label=${labels.actions} cls="row-actions">
-                      <button type="button" onClick=${() => setForm({ mode: 'edit', entry: { ...EMPTY, ...tag, number: tag.number ?? '' } })} aria-label=${t('whitelist.editTag', { id: tag.id })}>${t('action.edit')}</button>
-                      <${ConfirmButton} label=${t('action.delete')} question=${t('whitelist.confirmDelete', { id: tag.id })} onConfirm=${() => remove(tag.id)} />
-                    <//>
-                  </tr>`,
+                  (tag) =>
+                    html`<tr data-id=${tag.id}>
+                      <${Cell} label=${labels.id} cls="mono">${tag.id}<//>
+                      <${Cell} label=${labels.type}>${tag.tagType || ''}<//>
+                      <${Cell} label=${labels.number}>${tag.number ?? ''}<//>
+                      <${Cell} label=${labels.name}>${tag.name || ''}<//>
+                      <${Cell} label=${labels.user}>${userName(tag.userid)}<//>
+                      <${Cell} label=${labels.priority}>${tag.priority ? t(`whitelist.priority.${tag.priority}`) : ''}<//>
+                      <${Cell} label=${labels.actions} cls="row-actions">
+                        <button
+                          type="button"
+                          onClick=${() => setForm({ mode: 'edit', entry: { ...EMPTY, ...tag, number: tag.number ?? '' } })}
+                          aria-label=${t('whitelist.editTag', { id: tag.id })}
+                        >
+                          ${t('action.edit')}
+                        </button>
+                        <${ConfirmButton}
+                          label=${t('action.delete')}
+                          question=${t('whitelist.confirmDelete', { id: tag.id })}
+                          onConfirm=${() => remove(tag.id)}
+                        />
+                      <//>
+                    </tr>`,
                 )}
               </tbody>
-            </table>`}
-      ${form
-        ? html`<${TagForm} key=${`${form.mode}:${form.entry.id}`} mode=${form.mode} entry=${form.entry} users=${users}
-            onDone=${(text) => { setForm(null); setNote({ kind: 'ok', text }); reload(); }}
-            onCancel=${() => setForm(null)} />`
-        : html`<div class="actions"><button type="button" class="primary" onClick=${() => setForm({ mode: 'add', entry: EMPTY })}>${t('whitelist.add')}</button></div>`}
-    </section>`;
+            </table>`
+    }
+    ${
+      form
+        ? html`<${TagForm}
+            key=${`${form.mode}:${form.entry.id}`}
+            mode=${form.mode}
+            entry=${form.entry}
+            users=${users}
+            onDone=${(text) => {
+              setForm(null);
+              setNote({ kind: 'ok', text });
+              reload();
+            }}
+            onCancel=${() => setForm(null)}
+          />`
+        : html`<div class="actions">
+            <button type="button" class="primary" onClick=${() => setForm({ mode: 'add', entry: EMPTY })}>${t('whitelist.add')}</button>
+          </div>`
+    }
+  </section>`;
 }
 
 /** Add or edit one entry (edit replaces its data: fields left empty are cleared). */
@@ -108,9 +148,23 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
     <h3 id="tag-form-heading">${mode === 'add' ? t('whitelist.addHeading') : t('whitelist.editHeading', { id: entry.id })}</h3>
     <div class="field">
       <label for="tag-id">${t('whitelist.id')}</label>
-      <input id="tag-id" value=${values.id} onInput=${set('id')} readonly=${mode === 'edit'} maxlength="255" spellcheck="false" autocapitalize="characters" ref=${mode === 'add' && !entry.id ? first : undefined} />
+      <input
+        id="tag-id"
+        value=${values.id}
+        onInput=${set('id')}
+        readonly=${mode === 'edit'}
+        maxlength="255"
+        spellcheck="false"
+        autocapitalize="characters"
+        ref=${mode === 'add' && !entry.id ? first : undefined}
+      />
     </div>
-    ${select('tagType', 'tag-type', TAG_TYPES.map((x) => [x, x]), t('whitelist.type'))}
+    ${select(
+      'tagType',
+      'tag-type',
+      TAG_TYPES.map((x) => [x, x]),
+      t('whitelist.type'),
+    )}
     <div class="field">
       <label for="tag-name">${t('whitelist.name')}</label>
       <input id="tag-name" value=${values.name} onInput=${set('name')} maxlength="255" ref=${mode === 'edit' || entry.id ? first : undefined} />
@@ -119,8 +173,18 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
       <label for="tag-number">${t('whitelist.number')}</label>
       <input id="tag-number" type="number" inputmode="numeric" min="0" step="1" value=${values.number} onInput=${set('number')} />
     </div>
-    ${select('userid', 'tag-user', users.map((u) => [u.userId, u.userName]), t('whitelist.user'))}
-    ${select('priority', 'tag-priority', PRIORITIES.map((p) => [p, t(`whitelist.priority.${p}`)]), t('whitelist.priority'))}
+    ${select(
+      'userid',
+      'tag-user',
+      users.map((u) => [u.userId, u.userName]),
+      t('whitelist.user'),
+    )}
+    ${select(
+      'priority',
+      'tag-priority',
+      PRIORITIES.map((p) => [p, t(`whitelist.priority.${p}`)]),
+      t('whitelist.priority'),
+    )}
     <${Note} note=${note} id="tag-form-note" />
     <div class="actions">
       <button type="submit" class="primary" disabled=${busy}>${mode === 'add' ? t('whitelist.addSubmit') : t('action.save')}</button>
@@ -182,12 +246,18 @@ function Pairing({ tags, onAdd }) {
     <div role="status" class="pairing-status">
       ${phase === 'waiting' && html`<p>${t('pairing.waiting')} <span class="countdown" aria-hidden="true">${t('pairing.left', { seconds: left })}</span></p>`}
       ${phase === 'timeout' && html`<p>${t('pairing.timeout')}</p>`}
-      ${phase === 'read' &&
-      html`<p>${t('pairing.read')} <strong class="mono" id="paired-tag">${tag.id}</strong>${tag.tagType ? ` (${tag.tagType})` : ''}</p>
-        ${known ? html`<p>${t('pairing.known', { name: known.name || known.id })}</p>` : ''}`}
+      ${
+        phase === 'read' &&
+        html`<p>${t('pairing.read')} <strong class="mono" id="paired-tag">${tag.id}</strong>${tag.tagType ? ` (${tag.tagType})` : ''}</p>
+          ${known ? html`<p>${t('pairing.known', { name: known.name || known.id })}</p>` : ''}`
+      }
     </div>
     ${phase === 'waiting' && html`<progress max=${PAIRING_S} value=${left} aria-label=${t('pairing.left', { seconds: left })}></progress>`}
     ${phase === 'refused' && html`<p class="note error" role="alert">${t('pairing.refused')} ${cause}</p>`}
-    ${phase === 'read' && !known && html`<div class="actions"><button type="button" class="primary" onClick=${() => onAdd(tag)}>${t('pairing.addThis')}</button></div>`}
+    ${phase === 'read' &&
+    !known &&
+    html`<div class="actions">
+      <button type="button" class="primary" onClick=${() => onAdd(tag)}>${t('pairing.addThis')}</button>
+    </div>`}
   </div>`;
 }

@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+
+/**
+ * Issue 35 item 4: an in-process restart (POST /v1/restart with HARDWARE=sim) releases everything the previous
+ * controller held. test/fixtures/restarts.mjs restarts a controller 50 times through the endpoint in a process of
+ * its own (plain Node, as `npm start` runs: the test runner's module loader holds on to native handles of its own)
+ * and samples its handles to controller.db and its heap every 10 restarts, each after a full garbage collection.
+ * The first 10 restarts warm the JIT up (compiled code and feedback grow the heap by about 2 MB, once); from there
+ * nothing may grow. Before the fix each restart kept prom-client's collectors, histograms and registry.
+ */
+const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'restarts.mjs');
+
+interface Sample {
+  restarts: number;
+  handles: number;
+  heapMB: number;
+  rssMB: number;
+}
+
+test('50 restarts through POST /v1/restart: no growth of database handles or heap after the first ten', { timeout: 180_000 }, async () => {
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', FIXTURE], { env: { PATH: process.env.PATH ?? '', RESTARTS: '50' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`fixture exited ${code}: ${err}`))));
+  });
+  const { first, series } = JSON.parse(output.trim().split('\n').at(-1)!) as { first: Omit<Sample, 'restarts'>; series: Sample[] };
+  console.log(`after restart 1: ${first.handles} handles, ${first.heapMB.toFixed(1)} MB; ${series.map((s) => `after ${s.restarts}: ${s.handles}, ${s.heapMB.toFixed(1)} MB, RSS ${s.rssMB.toFixed(0)} MB`).join('; ')}`);
+  expect(series.map((s) => s.restarts)).toEqual([10, 20, 30, 40, 50]);
+  const warm = series.slice(0, 2);
+  const late = series.slice(-2);
+  // Handles: a closed connection's file goes once its statements are collected; none may accumulate.
+  expect(Math.max(...late.map((s) => s.handles))).toBeLessThanOrEqual(Math.max(...warm.map((s) => s.handles)) + 1);
+  // Resident memory, the lower of two samples: before the fix it grew by about 24 MB from restart 10 to 50, now by
+  // about 5 (the allocator's noise).
+  expect(Math.min(...late.map((s) => s.rssMB)) - Math.min(...warm.map((s) => s.rssMB))).toBeLessThan(12);
+  // Heap: about 2 MB from restart 10 to 50 remains, before the fix and after (JIT code, or a small leak still open:
+  // issue 35); a leak of 100 kB a restart or more fails here.
+  expect(Math.min(...late.map((s) => s.heapMB)) - Math.min(...warm.map((s) => s.heapMB))).toBeLessThan(4);
+});
