@@ -73,6 +73,9 @@ export const ENTITIES: readonly Entity[] = [
   measurement('current_l1', 'Current L1', 'currentL1', 'current', 'A'),
   measurement('current_l2', 'Current L2', 'currentL2', 'current', 'A', 'measurement', threePhases),
   measurement('current_l3', 'Current L3', 'currentL3', 'current', 'A', 'measurement', threePhases),
+  measurement('voltage_l1', 'Voltage L1', 'voltageL1', 'voltage', 'V'),
+  measurement('voltage_l2', 'Voltage L2', 'voltageL2', 'voltage', 'V', 'measurement', threePhases),
+  measurement('voltage_l3', 'Voltage L3', 'voltageL3', 'voltage', 'V', 'measurement', threePhases),
   measurement('temperature', 'Temperature', 'temperature', 'temperature', '°C'),
   measurement('transaction_duration', 'Charging time', 'transactionDuration', 'duration', 's'),
   {

@@ -82,14 +82,14 @@ export const RETAINABLE_TOPICS: readonly string[] = [
   ...['chargingEnabled', 'maxCurrent', 'loadLimit', 'loadLimitState', ...TAG_TOPICS],
   ...['offeredCurrent', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'transactionStart', 'lastSessionEnergy'],
   ...['backendConnected', 'startedAt', 'ipAddress'],
-  ...['power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration'],
+  ...['power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'voltageL1', 'voltageL2', 'voltageL3', 'temperature', 'transactionDuration'],
   'state',
 ];
 
 const numberOr = (value: number | undefined | null): string => (value === undefined || value === null ? NO_VALUE : String(value));
 const flag = (on: boolean): string => (on ? '1' : '0');
 
-/** The meter values: power, energies, currents per phase, temperature, transaction duration. */
+/** The meter values: power, energies, currents and voltages per phase, temperature, transaction duration. */
 export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Values {
   const { system, core } = input;
   const meter = core.meter;
@@ -100,6 +100,9 @@ export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Val
     currentL1: numberOr(meter?.currentsA[0]),
     currentL2: numberOr(meter?.currentsA[1]),
     currentL3: numberOr(meter?.currentsA[2]),
+    voltageL1: numberOr(meter?.voltagesV?.[0]),
+    voltageL2: numberOr(meter?.voltagesV?.[1]),
+    voltageL3: numberOr(meter?.voltagesV?.[2]),
     temperature: numberOr(system.ambientTemp),
     transactionDuration: String(system.transaction?.transactionDuration ?? 0),
   };
@@ -116,7 +119,7 @@ function jsonValue(topic: string, payload: string): unknown {
 /** The topics whose payload is `1` or `0` (booleans in the JSON state). */
 const FLAGS: ReadonlySet<string> = new Set(['transactionActive', 'chargingEnabled', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'backendConnected']);
 /** The topics whose payload is a number. */
-const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'temperature', 'transactionDuration']);
+const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'voltageL1', 'voltageL2', 'voltageL3', 'temperature', 'transactionDuration']);
 
 /**
  * The JSON state topic: every single value in one object (the meter values as last published, so they too change

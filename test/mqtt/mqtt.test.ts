@@ -44,6 +44,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect(Number(o.last(t('sessionEnergy')))).toBeGreaterThan(0);
     expect(Number(o.last(t('meterEnergy')))).toBeGreaterThan(0);
     expect(Number(o.last(t('currentL1')))).toBeGreaterThan(5);
+    expect(Number(o.last(t('voltageL1')))).toBe(230); // the simulated meter's phase voltage
     expect(Number(o.last(t('temperature')))).toBeGreaterThan(0);
 
     const state = JSON.parse(o.last(t('state'))!);
