@@ -35,10 +35,7 @@ export default tseslint.config(
       // A `let` declared before the closure that reads it and assigned later is deliberate.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Unused names are an error, except deliberate placeholders (`_x`) and the rest sibling that drops a property.
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
-      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       // Off: handler tables (Hono routes, XState actions, driver interfaces) are async by contract even when one
       // implementation has nothing to await.
       '@typescript-eslint/require-await': 'off',

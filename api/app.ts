@@ -28,8 +28,7 @@ import { clientAddress, type ApiApp, type AppContext, type AppDeps, type AppEnv,
  */
 export function createApp(deps: AppDeps): ApiApp {
   const app = new Hono<AppEnv>();
-  const respond = (err: unknown, c: AppContext) =>
-    errorResponse(err, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unexpected error'));
+  const respond = (err: unknown, c: AppContext) => errorResponse(err, c, (e) => deps.logger.error({ err: e, path: c.req.path }, 'unexpected error'));
 
   const requireSession = (c: AppContext): void => {
     const verdict = deps.sessions.authenticate(c.req.header('authorization'), clientAddress(c));

@@ -199,9 +199,7 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string 
   return issues
     .slice(0, 5)
     .map((issue) => {
-      const path = (issue.path ?? [])
-        .map((p, i) => (typeof p.key === 'number' ? `[${p.key}]` : `${i === 0 ? '' : '.'}${String(p.key)}`))
-        .join('');
+      const path = (issue.path ?? []).map((p, i) => (typeof p.key === 'number' ? `[${p.key}]` : `${i === 0 ? '' : '.'}${String(p.key)}`)).join('');
       return path ? `${path}: ${issue.message}` : issue.message;
     })
     .join('; ');

@@ -45,8 +45,7 @@ export const operationFailedText = (cause: string) => JSON.stringify({ success: 
 export const INTERNAL_ERROR_CAUSE = 'Internal error: the controller could not complete the request; it has logged the details';
 
 /** OperationFailed (spec 2.1). */
-export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500, cause: string) =>
-  c.json({ success: false as const, cause }, status);
+export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500, cause: string) => c.json({ success: false as const, cause }, status);
 
 /** OperationSucceeded (spec 2.2). */
 export const operationSucceeded = (c: Context) => c.json({ success: true as const }, 200);

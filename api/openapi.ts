@@ -128,17 +128,17 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
   const refs = new Map<object, string>(Object.entries(input.components).map(([name, schema]) => [schema, name]));
   /** Inputs stop before a transformation (what a client sends); outputs and components are read as written. */
   const config = (typeMode: 'input' | 'ignore'): ConversionConfig => ({
-      target: 'draft-2020-12',
-      typeMode,
-      errorMode: 'throw',
-      // Transformations after validation change nothing a client sends or receives.
-      ignoreActions: ['to_lower_case', 'to_upper_case', 'trim'],
-      overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
-      overrideAction: ({ valibotAction, jsonSchema }) => {
-        const stated = CHECK_SCHEMAS.get(valibotAction);
-        return stated ? { ...jsonSchema, ...stated } : undefined;
-      },
-    });
+    target: 'draft-2020-12',
+    typeMode,
+    errorMode: 'throw',
+    // Transformations after validation change nothing a client sends or receives.
+    ignoreActions: ['to_lower_case', 'to_upper_case', 'trim'],
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      const stated = CHECK_SCHEMAS.get(valibotAction);
+      return stated ? { ...jsonSchema, ...stated } : undefined;
+    },
+  });
   const clean = (schema: JsonSchema): JsonSchema => {
     const { $schema: _schema, $defs: _defs, ...rest } = schema;
     return rest;

@@ -36,7 +36,12 @@ export function routeOf(routes: ReadonlyArray<{ path: string }>): (path: string)
   for (const { path } of routes) {
     if (!/[:*]/.test(path)) exact.add(path);
     else if (!patterns.some((p) => p.route === path)) {
-      const re = new RegExp(`^${path.split('/').map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
+      const re = new RegExp(
+        `^${path
+          .split('/')
+          .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/')}$`,
+      );
       patterns.push({ route: path, re });
     }
   }

@@ -18,17 +18,15 @@ const chars = (min: number, max: number, what: string) =>
   );
 /** No control characters (U+0000 to U+001F, U+007F). */
 const noControl = (what: string) =>
-  documented(v.check((s: string) => !CONTROL_RE.test(s), `${what} must not contain control characters`), { pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
+  documented(
+    v.check((s: string) => !CONTROL_RE.test(s), `${what} must not contain control characters`),
+    { pattern: '^[^\\u0000-\\u001f\\u007f]*$' },
+  );
 
-export const Uuid = v.pipe(
-  v.string('must be a string'),
-  v.regex(UUID_RE, 'must be a UUID (8-4-4-4-12 hexadecimal digits)'),
-  v.toLowerCase(),
-);
+export const Uuid = v.pipe(v.string('must be a string'), v.regex(UUID_RE, 'must be a UUID (8-4-4-4-12 hexadecimal digits)'), v.toLowerCase());
 
 /** A display name: 1..255 characters, no control characters. */
-const Name = (what: string) =>
-  v.pipe(v.string(`${what} must be a string`), chars(1, 255, what), noControl(what));
+const Name = (what: string) => v.pipe(v.string(`${what} must be a string`), chars(1, 255, what), noControl(what));
 
 export const UserBody = v.object({ userName: Name('userName') }, 'The body must be an object {"userName": string}');
 
@@ -36,9 +34,12 @@ export const UserBody = v.object({ userName: Name('userName') }, 'The body must 
 export const TagId = v.pipe(
   v.string('id must be a string'),
   chars(1, 255, 'id'),
-  documented(v.check((s: string) => !s.includes(',') && !CONTROL_RE.test(s), 'id must not contain commas or control characters'), {
-    pattern: '^[^,\\u0000-\\u001f\\u007f]*$',
-  }),
+  documented(
+    v.check((s: string) => !s.includes(',') && !CONTROL_RE.test(s), 'id must not contain commas or control characters'),
+    {
+      pattern: '^[^,\\u0000-\\u001f\\u007f]*$',
+    },
+  ),
 );
 
 export const WhitelistEntry = v.object({

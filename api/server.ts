@@ -21,9 +21,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
     return;
   }
   const cause =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? 'The request line or headers are too large (over 16 KiB); shorten the path or query'
-      : 'Malformed HTTP request';
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line or headers are too large (over 16 KiB); shorten the path or query' : 'Malformed HTTP request';
   const body = operationFailedText(cause);
   socket.end(
     `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -35,8 +33,7 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
  * path, a target such as `*` that is no path) get the same 400 OperationFailed instead of its empty 400.
  */
 function answerUnroutableRequest(err: unknown): Response {
-  const [status, cause] =
-    err instanceof RequestError ? [400, `Malformed HTTP request: ${err.message}`] : [500, INTERNAL_ERROR_CAUSE];
+  const [status, cause] = err instanceof RequestError ? [400, `Malformed HTTP request: ${err.message}`] : [500, INTERNAL_ERROR_CAUSE];
   return new Response(operationFailedText(cause), { status, headers: { 'content-type': 'application/json', ...NO_SNIFF } });
 }
 

@@ -25,7 +25,9 @@ account's session in a running controller at its next request.`;
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Runs the command; returns the exit code. */
@@ -100,7 +102,13 @@ class UsageError extends Error {}
  */
 function databaseName(config: Pick<Config, 'databaseUrl' | 'defaultDatabaseFile'>): string {
   if (config.defaultDatabaseFile) return config.defaultDatabaseFile;
-  if (config.databaseUrl.startsWith('file:')) return resolve(config.databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '').replace(/\?.*$/, ''));
+  if (config.databaseUrl.startsWith('file:'))
+    return resolve(
+      config.databaseUrl
+        .slice('file:'.length)
+        .replace(/^\/\/(?=\/)/, '')
+        .replace(/\?.*$/, ''),
+    );
   try {
     const url = new URL(config.databaseUrl);
     return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname} (DATABASE_URL)`;

@@ -53,7 +53,12 @@ async function main(): Promise<void> {
   const inProcess = inProcessRestarts(
     (port, inProcessRestart) => {
       if (port !== undefined) logger.info('restarting');
-      const restart = policy === 'process' ? inProcessRestart : policy === 'service-manager' ? () => shutdown('restart: the service manager starts the controller again') : undefined;
+      const restart =
+        policy === 'process'
+          ? inProcessRestart
+          : policy === 'service-manager'
+            ? () => shutdown('restart: the service manager starts the controller again')
+            : undefined;
       return startController({ config: port === undefined ? config : { ...config, port }, logger, ...(restart ? { restart } : {}) });
     },
     (err: unknown) => {
@@ -62,7 +67,10 @@ async function main(): Promise<void> {
     },
   );
   if (policy !== 'process' && policy !== 'service-manager') {
-    logger.info({ hardware: config.hardware }, 'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process');
+    logger.info(
+      { hardware: config.hardware },
+      'POST /v1/restart is not offered: this hardware restarts through its service manager (the systemd unit), and none runs this process',
+    );
   }
   await inProcess.start();
   notify('READY=1');

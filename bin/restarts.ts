@@ -10,7 +10,10 @@ export interface Restartable {
  * restart at a time; asking again while one runs joins it. `start` receives the port (undefined: the configured one)
  * and the restart function to give the new controller.
  */
-export function inProcessRestarts<C extends Restartable>(start: (port: number | undefined, restart: () => void) => Promise<C>, onFailure: (err: unknown) => void) {
+export function inProcessRestarts<C extends Restartable>(
+  start: (port: number | undefined, restart: () => void) => Promise<C>,
+  onFailure: (err: unknown) => void,
+) {
   let current: C | undefined;
   let restarting: Promise<void> | undefined;
   const restart = (): void => {

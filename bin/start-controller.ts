@@ -164,7 +164,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The database holds login passwords in plain text (the login protocol needs them): owner-only access.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const database = await openDatabase(config.databaseUrl, { slowCommitMs: config.slowCommitMs });
-  if (config.slowCommitMs > 0) logger.warn({ slowCommitMs: config.slowCommitMs }, 'fault injection: every database commit is slowed down (FAULT_SLOW_COMMIT_MS)');
+  if (config.slowCommitMs > 0)
+    logger.warn({ slowCommitMs: config.slowCommitMs }, 'fault injection: every database commit is slowed down (FAULT_SLOW_COMMIT_MS)');
   if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
@@ -208,7 +209,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const interrupted = await services.transactions.closeInterrupted();
   if (interrupted > 0) logger.warn({ count: interrupted }, 'completed transactions interrupted by a power loss (last checkpoint)');
   for (const entry of await services.whitelist.takeRemovedDuplicates()) {
-    logger.warn(entry, `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`);
+    logger.warn(
+      entry,
+      `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`,
+    );
   }
 
   const inspector = createInspector({
@@ -310,7 +314,23 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // is a real device on a PC or not.
   const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
-  const app = createApp({ ...services, accounts, sessions, charging, settings, dashboard, events, simulator, logger, inspector, metrics, metricsToken: config.metricsToken, clock, now, restart: options.restart });
+  const app = createApp({
+    ...services,
+    accounts,
+    sessions,
+    charging,
+    settings,
+    dashboard,
+    events,
+    simulator,
+    logger,
+    inspector,
+    metrics,
+    metricsToken: config.metricsToken,
+    clock,
+    now,
+    restart: options.restart,
+  });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));
   nfc.attach(root.system.get('nfcLink') as NfcLinkActor, fetch);
@@ -322,7 +342,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // Marked reboot: applied at every start (NetworkManager keeps them; nothing changes when it has them already).
   const networkApplied = network.apply(networkSettingsOf(settings), now());
   if (simulator && !isLoopback(config.host)) {
-    logger.warn({ host: config.host }, 'HOST is not a loopback address: the simulator\'s /sim routes, which need no session, answer other machines too');
+    logger.warn({ host: config.host }, "HOST is not a loopback address: the simulator's /sim routes, which need no session, answer other machines too");
   }
 
   let closing: Promise<void> | undefined;

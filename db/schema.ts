@@ -96,7 +96,11 @@ export const transactions = sqliteTable(
     stopReason: text('stop_reason'),
     checkpointedAt: integer('checkpointed_at').notNull(),
   },
-  (t) => [index('transactions_completed_by_start').on(t.startedAt).where(sql`ended_at IS NOT NULL`)],
+  (t) => [
+    index('transactions_completed_by_start')
+      .on(t.startedAt)
+      .where(sql`ended_at IS NOT NULL`),
+  ],
 );
 
 /**

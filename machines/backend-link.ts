@@ -55,8 +55,7 @@ export type BackendLinkEvent =
   /** A new heartbeat interval (ChangeConfiguration HeartbeatInterval, or the setting). */
   | { type: 'HEARTBEAT.INTERVAL'; seconds: number };
 
-const intervalOf = (event: BackendLinkEvent, fallbackMs: number) =>
-  'intervalS' in event && event.intervalS > 0 ? event.intervalS * 1000 : fallbackMs;
+const intervalOf = (event: BackendLinkEvent, fallbackMs: number) => ('intervalS' in event && event.intervalS > 0 ? event.intervalS * 1000 : fallbackMs);
 
 export const backendLinkMachine = setup({
   types: {
@@ -79,8 +78,7 @@ export const backendLinkMachine = setup({
     resetAttempts: assign({ attempts: 0 }),
     assignBootRetry: assign({ bootRetryMs: ({ event }) => intervalOf(event, BOOT_RETRY_MS) }),
     assignHeartbeat: assign({
-      heartbeatMs: ({ context, event }) =>
-        event.type === 'HEARTBEAT.INTERVAL' ? event.seconds * 1000 : intervalOf(event, context.heartbeatMs),
+      heartbeatMs: ({ context, event }) => (event.type === 'HEARTBEAT.INTERVAL' ? event.seconds * 1000 : intervalOf(event, context.heartbeatMs)),
     }),
   },
   delays: {

@@ -153,7 +153,7 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
   disabled: 'charging is disabled by setting',
   suspends:
     'a fault that suspends a transaction is present (overtemperature, D without ventilation), none that ends it ' +
-      '(CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
+    '(CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
   plugged: 'CP level B, C or D (vehicle connected)',
   unplugged: 'CP level A (no vehicle)',
   authorized: 'an authorization is held (a tag presented before plug-in), or free charging is enabled (no tag needed)',

@@ -143,13 +143,13 @@ export const mqttMachine = setup({
         },
         connected: {
           on: {
-            CONFIGURE: [{ guard: 'connectRequested', target: 'connecting', actions: 'resetFailures' }, { target: 'disabled', actions: 'withdraw' }],
+            CONFIGURE: [
+              { guard: 'connectRequested', target: 'connecting', actions: 'resetFailures' },
+              { target: 'disabled', actions: 'withdraw' },
+            ],
             CONNECTION_LOST: { target: 'waiting', actions: 'countFailure' },
             HA_ONLINE: { guard: 'discoveryOn', actions: 'announce' },
-            DISCOVERY: [
-              { guard: 'discoveryRequested', actions: ['setDiscovery', 'announce'] },
-              { actions: ['setDiscovery', 'withdraw'] },
-            ],
+            DISCOVERY: [{ guard: 'discoveryRequested', actions: ['setDiscovery', 'announce'] }, { actions: ['setDiscovery', 'withdraw'] }],
           },
         },
         waiting: {
@@ -195,7 +195,10 @@ export const mqttMachine = setup({
           after: { limitTimeout: 'fallback' },
           on: {
             LIMIT: { target: 'fresh', reenter: true, actions: 'storeLimit' },
-            LOAD_MANAGEMENT: [{ guard: 'loadManagementRequested', actions: 'configureLoad' }, { target: 'off', actions: ['forgetLimit', 'clearLimit'] }],
+            LOAD_MANAGEMENT: [
+              { guard: 'loadManagementRequested', actions: 'configureLoad' },
+              { target: 'off', actions: ['forgetLimit', 'clearLimit'] },
+            ],
           },
         },
       },

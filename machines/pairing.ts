@@ -22,9 +22,7 @@ export interface PairingContext {
   lastEnable: 'enabled' | 'refused' | null;
 }
 
-export type PairingEvent =
-  | { type: 'ENABLE'; chargePointIdle: boolean }
-  | { type: 'TAG'; id: string; tagType: PairedTagType; known: boolean };
+export type PairingEvent = { type: 'ENABLE'; chargePointIdle: boolean } | { type: 'TAG'; id: string; tagType: PairedTagType; known: boolean };
 
 export const pairingMachine = setup({
   // Stryker disable next-line ObjectLiteral: `types` only carries TypeScript types; XState ignores it at run time.
@@ -46,10 +44,7 @@ export const pairingMachine = setup({
   context: { tag: null, lastEnable: null },
   // Enabling (re)starts pairing from either state (the 60 s start again); refused unless the charge point is idle.
   on: {
-    ENABLE: [
-      { guard: 'chargePointIdle', target: '.on', actions: ['clearTag', 'enabled'] },
-      { actions: 'refused' },
-    ],
+    ENABLE: [{ guard: 'chargePointIdle', target: '.on', actions: ['clearTag', 'enabled'] }, { actions: 'refused' }],
   },
   initial: 'off',
   states: {

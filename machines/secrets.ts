@@ -17,7 +17,9 @@ export function secretEquals(secret: string, candidate: string): boolean {
 
 /** The login proof of spec 5 item 3: hex SHA-256 of the plain password immediately followed by the token. */
 export function loginProof(password: string, token: string): string {
-  return createHash('sha256').update(password + token, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(password + token, 'utf8')
+    .digest('hex');
 }
 
 /**

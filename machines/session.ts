@@ -140,11 +140,8 @@ export const sessionMachine = setup({
       // Stryker disable next-line ArrayDeclaration: checked after withoutToken, so the address's client exists here.
       (clientOf(context, event.address)?.stale ?? []).some((token) => loginProofMatches(event.account!.password, token, event.proof)),
     isCurrentSession: ({ context, event }) =>
-      (event.type === 'ACTIVITY' || event.type === 'LOGOUT') &&
-      context.session !== null &&
-      secretEquals(context.session.id, event.sessionId),
-    activeSinceTimerArmed: ({ context }) =>
-      context.session !== null && context.session.lastActivityAt + SESSION_TIMEOUT_MS > context.timerDueAt,
+      (event.type === 'ACTIVITY' || event.type === 'LOGOUT') && context.session !== null && secretEquals(context.session.id, event.sessionId),
+    activeSinceTimerArmed: ({ context }) => context.session !== null && context.session.lastActivityAt + SESSION_TIMEOUT_MS > context.timerDueAt,
   },
   actions: {
     issueToken: assign({
@@ -220,10 +217,7 @@ export const sessionMachine = setup({
           // Calls only record their time; when the timer fires it re-arms for the rest of the 60 s after the latest
           // call, or expires the session. (No timer is cancelled and re-created per request.)
           after: {
-            inactivity: [
-              { guard: 'activeSinceTimerArmed', target: 'active', reenter: true, actions: 'rearmInactivityTimer' },
-              { target: 'expired' },
-            ],
+            inactivity: [{ guard: 'activeSinceTimerArmed', target: 'active', reenter: true, actions: 'rearmInactivityTimer' }, { target: 'expired' }],
           },
           on: {
             ACTIVITY: { guard: 'isCurrentSession', actions: 'recordActivity' },

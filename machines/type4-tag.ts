@@ -31,8 +31,21 @@ export const SW = {
 
 /** The capability container: CCLEN 15, mapping 2.0, MLe, MLc, NDEF file control TLV (E104, size, open read/write). */
 export const CAPABILITY_CONTAINER = Uint8Array.of(
-  0x00, 0x0f, 0x20, MLE >> 8, MLE & 0xff, MLC >> 8, MLC & 0xff,
-  0x04, 0x06, 0xe1, 0x04, NDEF_FILE_SIZE >> 8, NDEF_FILE_SIZE & 0xff, 0x00, 0x00,
+  0x00,
+  0x0f,
+  0x20,
+  MLE >> 8,
+  MLE & 0xff,
+  MLC >> 8,
+  MLC & 0xff,
+  0x04,
+  0x06,
+  0xe1,
+  0x04,
+  NDEF_FILE_SIZE >> 8,
+  NDEF_FILE_SIZE & 0xff,
+  0x00,
+  0x00,
 );
 
 export interface Type4State {

@@ -19,7 +19,8 @@ export const ACCOUNT_ADMIN_ROLE: Role = 'installer';
 export const PASSWORD_LENGTH = { min: 8, max: 255 } as const;
 
 const USERNAME_RE = /^[A-Za-z0-9._@-]{1,64}$/;
-export const USERNAME_RULE = '1 to 64 characters: letters, digits, ".", "_", "-" and "@", not "." or ".." (a name is a path segment of /v1/accounts/{username})';
+export const USERNAME_RULE =
+  '1 to 64 characters: letters, digits, ".", "_", "-" and "@", not "." or ".." (a name is a path segment of /v1/accounts/{username})';
 /** Whether `username` follows USERNAME_RULE: safe as one URL path segment, so the API can address its account. */
 export const validUsername = (username: string) => USERNAME_RE.test(username) && username !== '.' && username !== '..';
 

@@ -39,6 +39,9 @@ export function charCount(text: string): number {
 
 /** Lists ids for a cause text, cut after a few so a cause stays readable. */
 export function listIds(ids: readonly string[], max = 5): string {
-  const shown = ids.slice(0, max).map((id) => JSON.stringify(id)).join(', ');
+  const shown = ids
+    .slice(0, max)
+    .map((id) => JSON.stringify(id))
+    .join(', ');
   return ids.length > max ? `${shown} and ${ids.length - max} more` : shown;
 }

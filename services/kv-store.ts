@@ -11,8 +11,7 @@ export const KV_MAX_PAIRS = 1000;
 export type Pairs = Record<string, string>;
 
 /** Builds a pairs object; `Object.fromEntries` defines own properties, so a key `__proto__` stays a plain key. */
-const toPairs = (rows: readonly { key: string; value: string }[]): Pairs =>
-  Object.fromEntries(rows.map((r) => [r.key, r.value]));
+const toPairs = (rows: readonly { key: string; value: string }[]): Pairs => Object.fromEntries(rows.map((r) => [r.key, r.value]));
 
 /**
  * Validates a request body as pairs: a non-empty JSON object of string values within the length and count limits.

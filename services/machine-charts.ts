@@ -222,7 +222,11 @@ const mermaidId = (path: string) => (path === '(root)' ? MERMAID_ROOT : path.rep
 /** The id of the machine itself where drawn as a state (`root` is taken by Mermaid). */
 const MERMAID_ROOT = 'machineRoot';
 /** Mermaid label text without the characters its grammar treats specially. */
-const mermaidText = (text: string) => text.replace(/[:;#{}"]/g, ' ').replace(/\s+/g, ' ').trim();
+const mermaidText = (text: string) =>
+  text
+    .replace(/[:;#{}"]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /**
  * The machine as a Mermaid `stateDiagram-v2`. Each transition is written inside the innermost composite state that
@@ -242,13 +246,7 @@ export function toMermaid(machine: AnyStateMachine): string {
       byScope.set(scope, [...(byScope.get(scope) ?? []), line]);
     }
   }
-  const out = [
-    '---',
-    `title: ${machine.id}`,
-    '---',
-    'stateDiagram-v2',
-    `  %% Generated from machines/ by \`npm run charts\`. Do not edit.`,
-  ];
+  const out = ['---', `title: ${machine.id}`, '---', 'stateDiagram-v2', `  %% Generated from machines/ by \`npm run charts\`. Do not edit.`];
   const emitChildren = (node: AnyStateNode, indent: string) => {
     const kids = children(node);
     if (node.type !== 'parallel' && node.initial?.target?.[0]) out.push(`${indent}[*] --> ${mermaidId(statePath(node.initial.target[0]))}`);
@@ -351,14 +349,14 @@ export async function renderChartFiles(machines = chartedMachines()): Promise<Ma
     '',
     '<!-- Generated from machines/ by `npm run charts`. Do not edit. -->',
     '',
-    'One chart per actor of the controller, drawn from `machine.root`: the main thread\'s root actor (`controller`) and',
-    'every machine it invokes, then the charge-point core\'s root actor (`chargePointCore`, its own thread) and its machines.',
+    "One chart per actor of the controller, drawn from `machine.root`: the main thread's root actor (`controller`) and",
+    "every machine it invokes, then the charge-point core's root actor (`chargePointCore`, its own thread) and its machines.",
     'Boxes are states (rounded frames: compound states; dashed frames: parallel states, one region each), the dot marks',
     'the initial state; an edge reads `event [guard] / actions`, `always` (dashed edges) is an eventless transition',
     'and `after <delay>` a delayed one (60 s etc. where the delay is fixed; `authTimeout` follows its setting). A state',
     'lists its meta (systemState · authState · ocppState for the charge cycle), tags (outputs), entry/exit actions,',
     'invoked actors and the transitions that only run actions. The live view with the active states highlighted is',
-    'the controller\'s `/inspect` page (docs/inspector.md). Sources: `.dot` (Graphviz) and `.mmd` (Mermaid).',
+    "the controller's `/inspect` page (docs/inspector.md). Sources: `.dot` (Graphviz) and `.mmd` (Mermaid).",
     '',
     'Text is laid out for DejaVu Sans, the sans-serif font of Debian and Raspberry Pi OS, and drawn in it where present',
     '(elsewhere in a narrower font, so labels still fit); `test/browser/charts.test.ts` fails on a label its box clips.',

@@ -54,12 +54,15 @@ export function createMetrics(mainLoop: LoopDelayMonitor) {
   let coreWorst = 0;
   new client.Gauge({
     name: 'eventloop_delay_seconds',
-    help: "Event-loop delay of each thread (main: API, NFC, database; core: the charge cycle) over the last 10 s",
+    help: 'Event-loop delay of each thread (main: API, NFC, database; core: the charge cycle) over the last 10 s',
     labelNames: ['thread', 'stat'],
     registers: [registry],
     collect() {
       const main = mainLoop.window();
-      for (const [thread, loop] of [['main', main], ['core', coreLoop]] as const) {
+      for (const [thread, loop] of [
+        ['main', main],
+        ['core', coreLoop],
+      ] as const) {
         for (const stat of ['p50', 'p99', 'max'] as const) this.set({ thread, stat }, loop[stat]);
       }
     },

@@ -6,7 +6,12 @@ import { declare, onOff, type Text } from './settings/types.js';
  */
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const IPV4_HINT: Text = { gb: 'an IPv4 address such as {default}', de: 'eine IPv4-Adresse wie {default}', nl: 'een IPv4-adres zoals {default}', fr: 'une adresse IPv4 telle que {default}' };
+const IPV4_HINT: Text = {
+  gb: 'an IPv4 address such as {default}',
+  de: 'eine IPv4-Adresse wie {default}',
+  nl: 'een IPv4-adres zoals {default}',
+  fr: 'une adresse IPv4 telle que {default}',
+};
 /** The static address fields: shown when the assignment is static. */
 const STATIC = [{ name: 'LanMode', value: [1] }];
 

@@ -56,7 +56,7 @@ export function lanProblem(address: string, netmask: string, gateway: string): {
   if (prefix <= 30 && host === network) return { problem: 'address-is-network', keys: ['LanIpAddress', 'LanNetmask'] };
   if (prefix <= 30 && host === broadcast) return { problem: 'address-is-broadcast', keys: ['LanIpAddress', 'LanNetmask'] };
   if (gateway === address) return { problem: 'gateway-is-address', keys: ['LanGateway', 'LanIpAddress'] };
-  if (((toNumber(gateway) & mask) >>> 0) !== network) return { problem: 'gateway-outside', keys: ['LanGateway', 'LanNetmask', 'LanIpAddress'] };
+  if ((toNumber(gateway) & mask) >>> 0 !== network) return { problem: 'gateway-outside', keys: ['LanGateway', 'LanNetmask', 'LanIpAddress'] };
   return null;
 }
 
@@ -77,7 +77,10 @@ export function nmcliPlan(wanted: NetworkSettings, current: { lan: Profile | nul
           'ipv4.dns': wanted.lan.gateway,
         }
       : { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' };
-  const changes = (profile: Profile, now: Profile | null) => Object.entries(profile).filter(([key, value]) => now?.[key] !== value).flat();
+  const changes = (profile: Profile, now: Profile | null) =>
+    Object.entries(profile)
+      .filter(([key, value]) => now?.[key] !== value)
+      .flat();
   if (!current.lan) {
     plan.push([
       'connection',

@@ -269,31 +269,40 @@ export function createTransactions(database: Database, now: () => number = Date.
      * power, time) and stop reason PowerLoss. Returns how many were closed.
      */
     async closeInterrupted(): Promise<number> {
-      return database.write(async (tx) => {
-        const closed = await tx
-          .update(transactions)
-          .set({ endedAt: transactions.checkpointedAt, stopReason: 'PowerLoss' })
-          .where(isNull(transactions.endedAt))
-          .returning({
-            id: transactions.id,
-            tagId: transactions.tagId,
-            meterStartWh: transactions.meterStartWh,
-            meterLastWh: transactions.meterLastWh,
-            at: transactions.endedAt,
-          });
-        if (closed.length > 0) await addToDays(tx, inArray(transactions.id, closed.map((c) => c.id)));
-        for (const c of closed) {
-          await hooks?.stopped(tx, {
-            id: c.id,
-            tagId: c.tagId,
-            meterStartWh: c.meterStartWh,
-            meterStopWh: c.meterLastWh,
-            at: c.at ?? now(),
-            reason: 'PowerLoss',
-          });
-        }
-        return closed.length;
-      }).finally(() => hooks?.committed?.());
+      return database
+        .write(async (tx) => {
+          const closed = await tx
+            .update(transactions)
+            .set({ endedAt: transactions.checkpointedAt, stopReason: 'PowerLoss' })
+            .where(isNull(transactions.endedAt))
+            .returning({
+              id: transactions.id,
+              tagId: transactions.tagId,
+              meterStartWh: transactions.meterStartWh,
+              meterLastWh: transactions.meterLastWh,
+              at: transactions.endedAt,
+            });
+          if (closed.length > 0)
+            await addToDays(
+              tx,
+              inArray(
+                transactions.id,
+                closed.map((c) => c.id),
+              ),
+            );
+          for (const c of closed) {
+            await hooks?.stopped(tx, {
+              id: c.id,
+              tagId: c.tagId,
+              meterStartWh: c.meterStartWh,
+              meterStopWh: c.meterLastWh,
+              at: c.at ?? now(),
+              reason: 'PowerLoss',
+            });
+          }
+          return closed.length;
+        })
+        .finally(() => hooks?.committed?.());
     },
 
     /** Persists the meter registers and max power of the active transaction. */

@@ -17,7 +17,10 @@ export function createUsers(database: Database, now: () => number = Date.now) {
   const { db } = database;
   return {
     async list(): Promise<User[]> {
-      const rows = await db.select().from(users).orderBy(sql`rowid`);
+      const rows = await db
+        .select()
+        .from(users)
+        .orderBy(sql`rowid`);
       return rows.map(toUser);
     },
 

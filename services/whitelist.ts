@@ -63,7 +63,10 @@ function refuseDuplicates(ids: readonly string[]): void {
 
 /** The stored ids of the entries the given ids name, by tag key. */
 async function existingIds(tx: WriteTx, ids: readonly string[]): Promise<Map<string, string>> {
-  const rows = await tx.select({ id: whitelist.id }).from(whitelist).where(inArray(storedKey, ids.map(tagKey)));
+  const rows = await tx
+    .select({ id: whitelist.id })
+    .from(whitelist)
+    .where(inArray(storedKey, ids.map(tagKey)));
   return new Map(rows.map((r) => [tagKey(r.id), r.id]));
 }
 
@@ -85,12 +88,18 @@ export function createWhitelist(database: Database, now: () => number = Date.now
   return {
     /** The entry of a tag (read by the reader, or in pairing mode), whatever the letter case of its id. */
     async find(id: string): Promise<WhitelistEntry | undefined> {
-      const [row] = await db.select().from(whitelist).where(eq(storedKey, tagKey(id)));
+      const [row] = await db
+        .select()
+        .from(whitelist)
+        .where(eq(storedKey, tagKey(id)));
       return row ? toEntry(row) : undefined;
     },
 
     async list(): Promise<WhitelistEntry[]> {
-      const rows = await db.select().from(whitelist).orderBy(sql`rowid`);
+      const rows = await db
+        .select()
+        .from(whitelist)
+        .orderBy(sql`rowid`);
       return rows.map(toEntry);
     },
 
@@ -106,9 +115,7 @@ export function createWhitelist(database: Database, now: () => number = Date.now
         await requireUsers(tx, entries);
         const [{ total } = { total: 0 }] = await tx.select({ total: count() }).from(whitelist);
         if (total + entries.length > WHITELIST_CAPACITY) {
-          throw invalid(
-            `The whitelist holds at most ${WHITELIST_CAPACITY} entries: it has ${total}, the request adds ${entries.length}`,
-          );
+          throw invalid(`The whitelist holds at most ${WHITELIST_CAPACITY} entries: it has ${total}, the request adds ${entries.length}`);
         }
         const createdAt = now();
         await inChunks(entries, CHUNK, (chunk) => tx.insert(whitelist).values(chunk.map((e) => ({ id: e.id, ...toColumns(e), createdAt }))));
@@ -128,7 +135,11 @@ export function createWhitelist(database: Database, now: () => number = Date.now
         if (missing.length > 0) throw notFound(`Tag id ${listIds(missing)} is not whitelisted; use the command "add"`);
         await requireUsers(tx, entries);
         await inChunks(entries, CHUNK, async (chunk) => {
-          for (const entry of chunk) await tx.update(whitelist).set(toColumns(entry)).where(eq(storedKey, tagKey(entry.id)));
+          for (const entry of chunk)
+            await tx
+              .update(whitelist)
+              .set(toColumns(entry))
+              .where(eq(storedKey, tagKey(entry.id)));
         });
       });
     },

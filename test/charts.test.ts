@@ -13,15 +13,14 @@ beforeAll(async () => {
   generated = await renderChartFiles();
 });
 
-const allPaths = (node: AnyStateNode): string[] =>
-  (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [statePath(child), ...allPaths(child)]);
+const allPaths = (node: AnyStateNode): string[] => (Object.values(node.states) as AnyStateNode[]).flatMap((child) => [statePath(child), ...allPaths(child)]);
 
 test('docs/charts/ holds exactly the generated charts (run `npm run charts` after changing a machine)', () => {
   expect(readdirSync(dir).sort()).toEqual([...generated.keys()].sort());
   for (const [name, text] of generated) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
 });
 
-test('one chart per actor: each thread\'s root and every machine it invokes, each with its systemId', () => {
+test("one chart per actor: each thread's root and every machine it invokes, each with its systemId", () => {
   const charts = chartedMachines();
   const main = controllerMachine.root.invoke.map((i) => i.systemId);
   const core = coreMachine.root.invoke.map((i) => i.systemId);

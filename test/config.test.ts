@@ -120,7 +120,7 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
     return [];
   };
 
-  test('defaults match the drivers\' default pin assignment', () => {
+  test("defaults match the drivers' default pin assignment", () => {
     const c = loadConfig({});
     expect(c.pins).toMatchObject(DEFAULT_RPI_PINS);
     expect(c.pins.contactorFeedback).toBeUndefined();
@@ -203,7 +203,7 @@ describe('loadConfig: Raspberry Pi hardware variables', () => {
 });
 
 describe('loadConfig: the PN532 RFID/NFC reader', () => {
-  test('defaults: the Raspberry Pi UART at the chip\'s 115200 baud', () => {
+  test("defaults: the Raspberry Pi UART at the chip's 115200 baud", () => {
     expect(loadConfig({}).nfc).toEqual({ path: '/dev/ttyS0', baudRate: 115200 });
   });
 

@@ -44,7 +44,9 @@ test("the architecture picture is one: the README's is docs/architecture.md's, a
     expect(existsSync(join(import.meta.dirname, '..', dir)), dir).toBe(true);
   }
   for (const [, file] of picture.matchAll(/([a-z/-]+\.ts)/g)) {
-    const found = ['', 'bin/', 'api/', 'services/', 'services/core/', 'machines/', 'drivers/', 'db/'].some((dir) => existsSync(join(import.meta.dirname, '..', dir + file!)));
+    const found = ['', 'bin/', 'api/', 'services/', 'services/core/', 'machines/', 'drivers/', 'db/'].some((dir) =>
+      existsSync(join(import.meta.dirname, '..', dir + file!)),
+    );
     expect(found, file).toBe(true);
   }
 });

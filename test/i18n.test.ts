@@ -13,7 +13,10 @@ import { startHarness, type Harness } from './harness.js';
 const fields = CATALOGUE.flatMap((g) => g.sub_groups.flatMap((sg) => sg.fields));
 const texts = (pairs: Array<[string, string]>) => Object.fromEntries(pairs);
 /** Each field's texts of one kind (declared beside the English, services/settings/types.ts), by key. */
-const pick = (key: 'label' | 'description' | 'hint') => Object.fromEntries([...fields, ...LIVE].map((f) => [f.key, (f.texts as { label: unknown; description: unknown; hint?: unknown })[key] as Translations | undefined]));
+const pick = (key: 'label' | 'description' | 'hint') =>
+  Object.fromEntries(
+    [...fields, ...LIVE].map((f) => [f.key, (f.texts as { label: unknown; description: unknown; hint?: unknown })[key] as Translations | undefined]),
+  );
 
 describe('translations of the API texts', () => {
   test('the check finds a missing or empty translation (so the tests below can fail)', () => {
@@ -100,7 +103,12 @@ describe('the API answers in the language of the Language setting', () => {
     expect((await call('GET', '/v1/settings?params=FreeCharging')).json).toEqual({ params: [{ FreeCharging: { value: 0, label: 'Aus' } }] });
 
     // A refused write: the cause and each pair's own cause in German.
-    const refused = await call('PATCH', '/v1/settings', { params: [{ key: 'LanMode', value: 1 }, { key: 'LanIpAddress', value: '192.168.1.300' }] });
+    const refused = await call('PATCH', '/v1/settings', {
+      params: [
+        { key: 'LanMode', value: 1 },
+        { key: 'LanIpAddress', value: '192.168.1.300' },
+      ],
+    });
     expect(refused.status).toBe(400);
     expect(refused.json.cause).toBe(
       'Keine Einstellung wurde geändert: "LanIpAddress" hat nicht die erwartete Form: eine IPv4-Adresse wie 192.168.1.50 (params[1])',

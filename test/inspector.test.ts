@@ -168,7 +168,7 @@ describe('access: a session of role installer or higher', () => {
     }
   });
 
-  test('an installer gets every actor\'s chart (state paths as SVG ids), the simulator controls and a ticket', async () => {
+  test("an installer gets every actor's chart (state paths as SVG ids), the simulator controls and a ticket", async () => {
     const session = await engineer();
     const res = await h.http('GET', '/inspect/charts', { session });
     expect(res.status).toBe(200);
@@ -215,7 +215,7 @@ describe('the event stream', () => {
     await refused(`/inspect/events?ticket=${elsewhere}`, 1003, '127.0.0.2');
   });
 
-  test('shows the actors\' states, context and events live, and nothing secret', async () => {
+  test("shows the actors' states, context and events live, and nothing secret", async () => {
     const session = await engineer();
     const whitelisted = await h.http('POST', '/v1/whitelist', { session, body: { type: 'local', command: 'add', tags: [{ id: TAG }] } });
     expect(whitelisted.status).toBe(200);
@@ -263,7 +263,7 @@ describe('the event stream', () => {
     await h.step(50);
   });
 
-  test('the summary follows the charge point; a step\'s edges stay lit until a later step takes one', async () => {
+  test("the summary follows the charge point; a step's edges stay lit until a later step takes one", async () => {
     const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(await engineer())}`);
     const snapshot = await stream.waitFor('snapshot', (m) => m.event === 'snapshot');
     expect(snapshot.data.summary).toEqual({

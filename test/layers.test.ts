@@ -14,11 +14,15 @@ const CLI = join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-
 
 test('the dependency check fails on a wrong import and names the rule', () => {
   // The same command as `npm run deps` (the output `npm test` shows), on the fixture.
-  const run = spawnSync(process.execPath, [CLI, '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err', 'bin', 'api', 'services', 'machines', 'drivers', 'db'], {
-    cwd: FIXTURE,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [CLI, '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err', 'bin', 'api', 'services', 'machines', 'drivers', 'db'],
+    {
+      cwd: FIXTURE,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   expect(run.status, run.stderr).not.toBe(0);
   const text = run.stdout.replace(/ →\s*\n\s*/g, ' → ');
   const found = [...text.matchAll(/error ([\w-]+): (.+)/g)].map((m) => `${m[1]}: ${m[2]!.trim()}`);

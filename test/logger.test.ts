@@ -148,7 +148,12 @@ describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, a
     const res = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'LogLevel', value }] } });
     expect(res.json.params).toEqual([{ key: 'LogLevel', success: true }]);
     await h.http('GET', '/v1/system_state', { session }); // an info line (the request log), if the level lets it through
-    return h.logs.slice(from).join('').trim().split('\n').map((l) => JSON.parse(l));
+    return h.logs
+      .slice(from)
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
   }
 
   it('with LOG_LEVEL set, a change of the setting leaves the level and says so', async () => {

@@ -31,7 +31,7 @@ const STATIC: NetworkSettings = {
 };
 
 describe('the nmcli commands', () => {
-  test('a fresh Pi: the LAN profile is added (ahead of NetworkManager\'s own), set and brought up', () => {
+  test("a fresh Pi: the LAN profile is added (ahead of NetworkManager's own), set and brought up", () => {
     expect(nmcliPlan(STATIC, { lan: null, gsm: null })).toEqual([
       [
         'connection',
@@ -74,7 +74,7 @@ describe('the nmcli commands', () => {
     expect(nmcliPlan(DHCP, { lan: { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' }, gsm: null })).toEqual([]);
   });
 
-  test('GSM on: a modem profile with the APN whose routes win over the LAN\'s; off: it stops connecting', () => {
+  test("GSM on: a modem profile with the APN whose routes win over the LAN's; off: it stops connecting", () => {
     const lan = { 'ipv4.method': 'auto', 'ipv4.addresses': '', 'ipv4.gateway': '', 'ipv4.dns': '' };
     const on = { ...DHCP, gsm: { enabled: true, apn: 'internet.provider.com' } };
     expect(nmcliPlan(on, { lan, gsm: null })).toEqual([
@@ -147,7 +147,7 @@ describe('nmcli', () => {
     expect(await backend.unavailable()).toBe('nmcli is not installed (NetworkManager)');
   });
 
-  test('a profile\'s properties, one a line; a profile that does not exist is none', async () => {
+  test("a profile's properties, one a line; a profile that does not exist is none", async () => {
     const { backend, calls } = fake((args) =>
       args.includes(GSM_PROFILE)
         ? { err: new Error('exit 10'), stderr: `Error: ${GSM_PROFILE} - no such connection profile.\n` }
@@ -206,7 +206,7 @@ describe('applying at start', () => {
 });
 
 describe('settings writes', () => {
-  test('on a controller without NetworkManager every network key is refused, with the reason in the request\'s language; other settings are not', async () => {
+  test("on a controller without NetworkManager every network key is refused, with the reason in the request's language; other settings are not", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cc-network-'));
     const database = await openDatabase(`file:${join(dir, 'c.db')}`);
     try {

@@ -106,7 +106,10 @@ export function responseChecker(document: Json): ResponseChecker {
         pointer('paths', template.path, (head ? 'GET' : method).toLowerCase(), 'responses', String(res.status), 'content', type, 'schema'),
       );
       if (!validate(res.json)) {
-        const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}`).join('; ');
+        const problems = (validate.errors ?? [])
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || '(body)'} ${e.message}`)
+          .join('; ');
         throw new Error(`${what}: the ${res.status} body does not match the document: ${problems}; body ${res.text.slice(0, 300)}`);
       }
     },

@@ -47,7 +47,12 @@ test('first start creates the data directory and database, prints the generated 
   expect(loginLogged()).toBe(true);
   expect(run.stdout.join('')).not.toContain(password);
   // What starting held the main thread is logged with the "listening on" line (the metric counts from there).
-  const listeningLine = JSON.parse(run.stdout.join('').split('\n').find((l) => l.includes('"listening on'))!) as { startupHoldMs?: unknown };
+  const listeningLine = JSON.parse(
+    run.stdout
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('"listening on'))!,
+  ) as { startupHoldMs?: unknown };
   expect(listeningLine.startupHoldMs).toEqual(expect.any(Number));
 
   run.child.kill('SIGINT');

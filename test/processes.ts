@@ -45,4 +45,3 @@ export async function login(port: number, password: string): Promise<string> {
   expect(res.status).toBe(200);
   return res.json.session.id;
 }
-

@@ -11,7 +11,12 @@ import { FIELDS } from '../services/settings/catalogue.js';
  */
 
 const ROOT = join(import.meta.dirname, '..');
-const NOT_CONSUMERS = new Set(['services/settings/catalogue.ts', 'services/settings/translations.ts', 'services/settings/docs.ts', 'services/settings/types.ts']);
+const NOT_CONSUMERS = new Set([
+  'services/settings/catalogue.ts',
+  'services/settings/translations.ts',
+  'services/settings/docs.ts',
+  'services/settings/types.ts',
+]);
 /** A feature's declarations (services/settings/types.ts `declare`) name keys as parents: they do not read them. */
 const declares = (source: string) => /\bdeclare\(\{/.test(source);
 const OCPP = new Set(['OcppEnabled', 'OcppUrl', 'OcppChargeBoxId', 'OcppHeartbeatInterval', 'OCPPWLEnabled']);

@@ -105,7 +105,7 @@ describe('the unit', () => {
   });
 
   const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
-  test.skipIf(analyze.status !== 0)('systemd-analyze verify finds nothing to report (with ExecStart on this machine\'s node)', async () => {
+  test.skipIf(analyze.status !== 0)("systemd-analyze verify finds nothing to report (with ExecStart on this machine's node)", async () => {
     // verify checks that ExecStart's program exists: the unit is checked with this machine's node in its place.
     const copy = join(root, 'charge-controller.service');
     await writeFile(copy, (await readFile(UNIT, 'utf8')).replace('/usr/bin/node ', `${process.execPath} `));

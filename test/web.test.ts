@@ -119,7 +119,7 @@ describe("the page's code", () => {
     expect(keepalive).toBeLessThanOrEqual(20_000);
   });
 
-  test('its login proof (@noble/hashes) equals the controller\'s for every block boundary and non-ASCII text', async () => {
+  test("its login proof (@noble/hashes) equals the controller's for every block boundary and non-ASCII text", async () => {
     const { loginProof } = (await importClient('login-proof.js')) as { loginProof: (p: string, t: string) => string };
     const token = '0123456789abcdef0123456789abcdef';
     const passwords = ['', 'abc', 'operator-secret-1', 'ü€😀 password', ...[23, 24, 31, 32, 33, 87, 88, 1000].map((n) => 'x'.repeat(n))];
@@ -139,7 +139,11 @@ describe('UI strings in four languages', () => {
     const keys = Object.keys(STRINGS.gb);
     expect(keys.length).toBeGreaterThan(200);
     // One file per language (strings/<key>.js), each of them in STRINGS.
-    expect(clientFiles(join(CLIENT, 'strings')).map((f) => relative(join(CLIENT, 'strings'), f)).sort()).toEqual(['de.js', 'fr.js', 'gb.js', 'nl.js']);
+    expect(
+      clientFiles(join(CLIENT, 'strings'))
+        .map((f) => relative(join(CLIENT, 'strings'), f))
+        .sort(),
+    ).toEqual(['de.js', 'fr.js', 'gb.js', 'nl.js']);
     expect(Object.keys(STRINGS).sort()).toEqual(['de', 'fr', 'gb', 'nl']);
     for (const lang of ['de', 'nl', 'fr'] as const) {
       expect([lang, Object.keys(STRINGS[lang]).filter((k) => !keys.includes(k))]).toEqual([lang, []]);

@@ -21,7 +21,7 @@ const EventView = v.variant(
       ...kind.entries,
       message: v.pipe(v.string(), v.description('The event in words (English)')),
     }),
-  ) as unknown as (typeof ControllerEventSchema)["options"],
+  ) as unknown as (typeof ControllerEventSchema)['options'],
 );
 const EventList = v.object({ events: v.array(EventView) });
 

@@ -55,9 +55,9 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
   const files = { public: true, tag: 'Inspector' };
   const file = (summary: string, name: string, body: string) => fileOperation(summary, contentType(name)!, () => body);
   router.resource('/inspect', { GET: file('The inspector page', 'page.html', PAGE_HTML) }, files);
-  router.resource('/inspect/app.js', { GET: file('The inspector\'s script', 'app.js', PAGE_JS) }, files);
-  router.resource('/inspect/app.css', { GET: file('The inspector\'s style sheet', 'app.css', PAGE_CSS) }, files);
-  router.resource('/inspect/icon.svg', { GET: file('The inspector\'s icon', 'icon.svg', PAGE_ICON) }, files);
+  router.resource('/inspect/app.js', { GET: file("The inspector's script", 'app.js', PAGE_JS) }, files);
+  router.resource('/inspect/app.css', { GET: file("The inspector's style sheet", 'app.css', PAGE_CSS) }, files);
+  router.resource('/inspect/icon.svg', { GET: file("The inspector's icon", 'icon.svg', PAGE_ICON) }, files);
   const tag = { tag: 'Inspector' };
   const role = INSPECTOR_ROLE;
   const forbiddenDoc = { description: `A role below ${INSPECTOR_ROLE}`, body: OperationFailed };
@@ -81,86 +81,92 @@ export function inspectRoutes(router: Router, deps: AppDeps, inspector: Inspecto
       },
     ));
 
-  router.resource('/inspect/charts', {
-    GET: {
-      summary: 'The state charts (SVG) and, with HARDWARE=sim, the simulator\'s controls',
-      role,
-      responses: { 200: { description: 'The charts', body: InspectorCharts }, 403: forbiddenDoc },
-      handle: engineer(async (c) =>
-        c.json({
-          charts: await renderCharts(),
-          simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
-        }),
-      ),
+  router.resource(
+    '/inspect/charts',
+    {
+      GET: {
+        summary: "The state charts (SVG) and, with HARDWARE=sim, the simulator's controls",
+        role,
+        responses: { 200: { description: 'The charts', body: InspectorCharts }, 403: forbiddenDoc },
+        handle: engineer(async (c) =>
+          c.json({
+            charts: await renderCharts(),
+            simulator: deps.simulator ? { controls: SIM_CONTROLS, faults: SIM_FAULTS } : null,
+          }),
+        ),
+      },
     },
-  }, tag);
+    tag,
+  );
 
-  router.resource('/inspect/ticket', {
-    POST: {
-      summary: 'A ticket for the event stream: valid once, for 30 s, from this client address',
-      role,
-      responses: { 200: { description: 'The ticket', body: InspectorTicket }, 403: forbiddenDoc },
-      handle: engineer((c) =>
-        c.json({ ticket: inspector.issueTicket(c.var.session.id, clientAddress(c)), expiresInS: TICKET_TTL_MS / 1000 }),
-      ),
+  router.resource(
+    '/inspect/ticket',
+    {
+      POST: {
+        summary: 'A ticket for the event stream: valid once, for 30 s, from this client address',
+        role,
+        responses: { 200: { description: 'The ticket', body: InspectorTicket }, 403: forbiddenDoc },
+        handle: engineer((c) => c.json({ ticket: inspector.issueTicket(c.var.session.id, clientAddress(c)), expiresInS: TICKET_TTL_MS / 1000 })),
+      },
     },
-  }, tag);
+    tag,
+  );
 
   router.resource(
     '/inspect/events',
     {
       GET: {
-      summary: 'The actors\' live events (server-sent events), with a ticket instead of the session',
-      query: v.object({ ticket: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/), v.description('From POST /inspect/ticket')) }),
-      responses: {
-        200: { description: 'Events snapshot, actor, event and end', type: 'text/event-stream' },
-        401: { description: 'No valid ticket (1002, or the ticket\'s session ended)', body: NotLoggedIn },
-      },
-      handle: (c) => {
-        const ticket = c.req.query('ticket');
-        if (!ticket || !/^[0-9a-f]{32}$/.test(ticket)) {
-          throw new SessionError(1002, 401, 'The event stream needs ?ticket= with a ticket from POST /inspect/ticket');
-        }
-        const grant = inspector.redeemTicket(ticket, clientAddress(c));
-        if (!grant.ok) throw new SessionError(grant.code, 401, grant.message);
-        c.header('X-Accel-Buffering', 'no');
-        return streamSSE(c, async (stream) => {
-          let queued = 0;
-          let chain = Promise.resolve();
-          let finish!: () => void;
-          const finished = new Promise<void>((resolve) => (finish = resolve));
-          const write = (event: string, data: unknown) => {
-            queued++;
-            chain = chain
-              .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
-              .catch(() => undefined)
-              .finally(() => queued--);
-          };
-          const stop = inspector.watch(
-            {
-              send: (m: InspectorMessage) => {
-                if (queued > MAX_QUEUED_WRITES) {
-                  stop();
-                  finish();
-                  return;
-                }
-                write(m.kind, m.kind === 'actor' ? m.actor : m.kind === 'event' ? m.event : m.summary);
+        summary: "The actors' live events (server-sent events), with a ticket instead of the session",
+        query: v.object({ ticket: v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/), v.description('From POST /inspect/ticket')) }),
+        responses: {
+          200: { description: 'Events snapshot, actor, event and end', type: 'text/event-stream' },
+          401: { description: "No valid ticket (1002, or the ticket's session ended)", body: NotLoggedIn },
+        },
+        handle: (c) => {
+          const ticket = c.req.query('ticket');
+          if (!ticket || !/^[0-9a-f]{32}$/.test(ticket)) {
+            throw new SessionError(1002, 401, 'The event stream needs ?ticket= with a ticket from POST /inspect/ticket');
+          }
+          const grant = inspector.redeemTicket(ticket, clientAddress(c));
+          if (!grant.ok) throw new SessionError(grant.code, 401, grant.message);
+          c.header('X-Accel-Buffering', 'no');
+          return streamSSE(c, async (stream) => {
+            let queued = 0;
+            let chain = Promise.resolve();
+            let finish!: () => void;
+            const finished = new Promise<void>((resolve) => (finish = resolve));
+            const write = (event: string, data: unknown) => {
+              queued++;
+              chain = chain
+                .then(() => stream.writeSSE({ event, data: JSON.stringify(data) }))
+                .catch(() => undefined)
+                .finally(() => queued--);
+            };
+            const stop = inspector.watch(
+              {
+                send: (m: InspectorMessage) => {
+                  if (queued > MAX_QUEUED_WRITES) {
+                    stop();
+                    finish();
+                    return;
+                  }
+                  write(m.kind, m.kind === 'actor' ? m.actor : m.kind === 'event' ? m.event : m.summary);
+                },
+                end: (reason) => {
+                  write('end', reason);
+                  void chain.then(finish);
+                },
               },
-              end: (reason) => {
-                write('end', reason);
-                void chain.then(finish);
-              },
-            },
-            grant,
-          );
-          stream.onAbort(() => {
-            stop();
-            finish();
+              grant,
+            );
+            stream.onAbort(() => {
+              stop();
+              finish();
+            });
+            write('snapshot', inspector.view());
+            await finished;
           });
-          write('snapshot', inspector.view());
-          await finished;
-        });
-      },
+        },
       },
     },
     { public: true, tag: 'Inspector' },

@@ -21,46 +21,54 @@ const PROBLEM_CODES: Record<BodyProblem, { code: 1007 | 1008 | 1011 | 1012; ownM
  */
 export function loginRoutes(router: Router, { sessions }: AppDeps): void {
   const auth = { tag: 'Authentication' };
-  router.resource('/v1/login', {
-    GET: {
-      summary: 'A one-time login token for this client address',
-      description: 'Valid for the next login attempt from this address only; asking again invalidates the previous one.',
-      responses: { 200: { description: 'The token', body: LoginToken } },
-      handle: (c) => c.json({ token: sessions.issueToken(clientAddress(c)) }),
-    },
-    POST: {
-      summary: 'Log in',
-      description: 'password = hex SHA-256(plain password + token). One session at a time across all interfaces: a login ends the previous session.',
-      body: Login,
-      responses: {
-        200: { description: 'Logged in', body: LoginSuccess },
-        400: { description: 'Malformed login body: 1007 invalid JSON, 1008 bad data, 1011 too much data, 1012 no data', body: NotLoggedIn },
-        401: { description: 'Invalid credentials (1001), also for a spent token and while attempts are throttled', body: NotLoggedIn },
+  router.resource(
+    '/v1/login',
+    {
+      GET: {
+        summary: 'A one-time login token for this client address',
+        description: 'Valid for the next login attempt from this address only; asking again invalidates the previous one.',
+        responses: { 200: { description: 'The token', body: LoginToken } },
+        handle: (c) => c.json({ token: sessions.issueToken(clientAddress(c)) }),
       },
-      handle: async (c) => {
-      const body = await readJson(c);
-      if (!body.ok) {
-        const { code, ownMessage } = PROBLEM_CODES[body.problem];
-        throw new SessionError(code, 400, ownMessage ? body.detail : undefined);
-      }
-      const credentials = v.safeParse(Login, body.value);
-      if (!credentials.success) throw new SessionError(1008, 400);
-      const { username, password } = credentials.output;
-      const result = await sessions.login(username, password, clientAddress(c));
-      if (!result.ok) throw new SessionError(1001);
-      return c.json({ logged_in: true, session: { id: result.sessionId } });
+      POST: {
+        summary: 'Log in',
+        description: 'password = hex SHA-256(plain password + token). One session at a time across all interfaces: a login ends the previous session.',
+        body: Login,
+        responses: {
+          200: { description: 'Logged in', body: LoginSuccess },
+          400: { description: 'Malformed login body: 1007 invalid JSON, 1008 bad data, 1011 too much data, 1012 no data', body: NotLoggedIn },
+          401: { description: 'Invalid credentials (1001), also for a spent token and while attempts are throttled', body: NotLoggedIn },
+        },
+        handle: async (c) => {
+          const body = await readJson(c);
+          if (!body.ok) {
+            const { code, ownMessage } = PROBLEM_CODES[body.problem];
+            throw new SessionError(code, 400, ownMessage ? body.detail : undefined);
+          }
+          const credentials = v.safeParse(Login, body.value);
+          if (!credentials.success) throw new SessionError(1008, 400);
+          const { username, password } = credentials.output;
+          const result = await sessions.login(username, password, clientAddress(c));
+          if (!result.ok) throw new SessionError(1001);
+          return c.json({ logged_in: true, session: { id: result.sessionId } });
+        },
       },
     },
-  }, { ...auth, public: true });
+    { ...auth, public: true },
+  );
 
-  router.resource('/v1/logout', {
-    POST: {
-      summary: 'Log out: the session id is invalid from now on',
-      responses: { 204: 'Logged out' },
-      handle: (c) => {
-        sessions.logout(c.var.session.id);
-        return noContent(c);
+  router.resource(
+    '/v1/logout',
+    {
+      POST: {
+        summary: 'Log out: the session id is invalid from now on',
+        responses: { 204: 'Logged out' },
+        handle: (c) => {
+          sessions.logout(c.var.session.id);
+          return noContent(c);
+        },
       },
     },
-  }, auth);
+    auth,
+  );
 }

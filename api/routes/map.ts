@@ -57,21 +57,25 @@ export function mapRoutes(router: Router, { keyValues }: AppDeps): void {
     tag,
   );
 
-  router.resource('/v1/map/:key', {
-    GET: {
-      summary: 'One pair',
-      params,
-      responses: { 200: { description: 'The pair', body: KeyValues }, 400: failed('The key is longer than 256 characters'), 404: failed('No such key') },
-      handle: async (c) => c.json(await keyValues.get(keyParam(c))),
-    },
-    DELETE: {
-      summary: 'Remove a pair',
-      params,
-      responses: { 204: 'Removed', 400: failed('The key is longer than 256 characters'), 404: failed('No such key') },
-      handle: async (c) => {
-        await keyValues.remove(keyParam(c));
-        return noContent(c);
+  router.resource(
+    '/v1/map/:key',
+    {
+      GET: {
+        summary: 'One pair',
+        params,
+        responses: { 200: { description: 'The pair', body: KeyValues }, 400: failed('The key is longer than 256 characters'), 404: failed('No such key') },
+        handle: async (c) => c.json(await keyValues.get(keyParam(c))),
+      },
+      DELETE: {
+        summary: 'Remove a pair',
+        params,
+        responses: { 204: 'Removed', 400: failed('The key is longer than 256 characters'), 404: failed('No such key') },
+        handle: async (c) => {
+          await keyValues.remove(keyParam(c));
+          return noContent(c);
+        },
       },
     },
-  }, tag);
+    tag,
+  );
 }

@@ -71,45 +71,57 @@ export function settingsRoutes(router: Router, { settings, dashboard }: AppDeps)
     },
   });
   const tag = { tag: 'Settings' };
-  router.resource('/v1/settings', {
-    GET: {
-      summary: 'All settings the role sees, or the values of some',
-      query: KeysQuery,
-      body: { schema: KeysBody, required: false, description: 'Deprecated: the keys, when the query has no params' },
-      responses: {
-        200: { description: 'All settings (spec 2.7), or {params: [{key: value}]} for the keys asked', body: v.union([Settings, SettingValues]) },
-        400: failed('A malformed query or body, or too long'),
-        404: failed('A key that does not exist or that the role does not see'),
+  router.resource(
+    '/v1/settings',
+    {
+      GET: {
+        summary: 'All settings the role sees, or the values of some',
+        query: KeysQuery,
+        body: { schema: KeysBody, required: false, description: 'Deprecated: the keys, when the query has no params' },
+        responses: {
+          200: { description: 'All settings (spec 2.7), or {params: [{key: value}]} for the keys asked', body: v.union([Settings, SettingValues]) },
+          400: failed('A malformed query or body, or too long'),
+          404: failed('A key that does not exist or that the role does not see'),
+        },
+        handle: async (c) => {
+          const { role, username } = c.get('session');
+          const keys = await requestedKeys(c);
+          return c.json(keys === undefined ? settings.all(role, username) : settings.some(role, keys));
+        },
       },
-      handle: async (c) => {
-        const { role, username } = c.get('session');
-        const keys = await requestedKeys(c);
-        return c.json(keys === undefined ? settings.all(role, username) : settings.some(role, keys));
+      POST: set('Change settings'),
+      PATCH: set('Change settings (the same as POST)'),
+    },
+    tag,
+  );
+  router.resource(
+    '/v1/app_settings',
+    {
+      GET: {
+        summary: 'The settings designated for the app',
+        responses: { 200: { description: 'Settings (spec 2.7) limited to the app fields', body: Settings } },
+        handle: (c) => {
+          const { role, username } = c.get('session');
+          return c.json(settings.all(role, username, true));
+        },
       },
     },
-    POST: set('Change settings'),
-    PATCH: set('Change settings (the same as POST)'),
-  }, tag);
-  router.resource('/v1/app_settings', {
-    GET: {
-      summary: 'The settings designated for the app',
-      responses: { 200: { description: 'Settings (spec 2.7) limited to the app fields', body: Settings } },
-      handle: (c) => {
-        const { role, username } = c.get('session');
-        return c.json(settings.all(role, username, true));
+    tag,
+  );
+  router.resource(
+    '/v1/app_dashboard',
+    {
+      GET: {
+        summary: 'The app dashboard',
+        query: DashboardQuery,
+        responses: { 200: { description: 'Dashboard (spec 2.15)', body: Dashboard }, 400: failed('descriptions is not 0 or 1') },
+        handle: (c) => {
+          const { descriptions } = parseWith(DashboardQuery, { descriptions: c.req.query('descriptions') }, 'The query');
+          const { role, username } = c.get('session');
+          return c.json(dashboard(role, username, descriptions === '1'));
+        },
       },
     },
-  }, tag);
-  router.resource('/v1/app_dashboard', {
-    GET: {
-      summary: 'The app dashboard',
-      query: DashboardQuery,
-      responses: { 200: { description: 'Dashboard (spec 2.15)', body: Dashboard }, 400: failed('descriptions is not 0 or 1') },
-      handle: (c) => {
-        const { descriptions } = parseWith(DashboardQuery, { descriptions: c.req.query('descriptions') }, 'The query');
-        const { role, username } = c.get('session');
-        return c.json(dashboard(role, username, descriptions === '1'));
-      },
-    },
-  }, tag);
+    tag,
+  );
 }

@@ -57,7 +57,7 @@ export function simRoutes(router: Router, simulator: Simulator, charging: Chargi
   /** Runs a plant control in the core and answers the view. */
   const control = async (c: AppContext, command: SimCommand) => c.json(simView(await simulator.control(command), charging, simulator));
   const sim = { public: true, tag: 'Simulator' };
-  const view = { 200: { description: 'The simulator\'s view', body: SimView } };
+  const view = { 200: { description: "The simulator's view", body: SimView } };
   const refused = { ...view, 400: { description: 'A control that makes no sense now, or a malformed body (the cause says why)', body: OperationFailed } };
   const op = (summary: string, handle: AppHandler, body?: v.GenericSchema): Operation => ({ summary, ...(body ? { body } : {}), responses: refused, handle });
 

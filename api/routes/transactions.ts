@@ -64,11 +64,15 @@ export function transactionRoutes(router: Router, { transactions, charging, logg
     },
     tag,
   );
-  router.resource('/v1/transactions/active', {
-    GET: {
-      summary: 'Whether a transaction is running',
-      responses: { 200: { description: 'A transaction runs', body: OperationSucceeded }, 204: 'None runs' },
-      handle: (c) => (charging.chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
+  router.resource(
+    '/v1/transactions/active',
+    {
+      GET: {
+        summary: 'Whether a transaction is running',
+        responses: { 200: { description: 'A transaction runs', body: OperationSucceeded }, 204: 'None runs' },
+        handle: (c) => (charging.chargePoint.state().transaction ? operationSucceeded(c) : noContent(c)),
+      },
     },
-  }, tag);
+    tag,
+  );
 }

@@ -11,51 +11,59 @@ const badRequest = (what: string) => ({ description: what, body: OperationFailed
 /** Spec 4.4. */
 export function userRoutes(router: Router, { users }: AppDeps): void {
   const tag = { tag: 'Users' };
-  router.resource('/v1/users', {
-    GET: {
-      summary: 'All users',
-      responses: { 200: { description: 'The users', body: UserList } },
-      handle: async (c) => c.json({ users: await users.list() }),
-    },
-    POST: {
-      summary: 'Create a user',
-      body: UserBody,
-      responses: { 201: { description: 'Created, with its new userId', body: User }, 400: badRequest('Malformed body or userName') },
-      handle: async (c) => {
-        const { userName } = parseWith(UserBody, await jsonBody(c));
-        return c.json(await users.create(userName), 201);
+  router.resource(
+    '/v1/users',
+    {
+      GET: {
+        summary: 'All users',
+        responses: { 200: { description: 'The users', body: UserList } },
+        handle: async (c) => c.json({ users: await users.list() }),
+      },
+      POST: {
+        summary: 'Create a user',
+        body: UserBody,
+        responses: { 201: { description: 'Created, with its new userId', body: User }, 400: badRequest('Malformed body or userName') },
+        handle: async (c) => {
+          const { userName } = parseWith(UserBody, await jsonBody(c));
+          return c.json(await users.create(userName), 201);
+        },
       },
     },
-  }, tag);
+    tag,
+  );
 
   const params = { userId: Uuid };
-  router.resource('/v1/users/:userId', {
-    GET: {
-      summary: 'One user',
-      params,
-      responses: { 200: { description: 'The user', body: User }, 400: badRequest('userId is not a UUID'), 404: notFound },
-      handle: async (c) => c.json(await users.get(userIdParam(c))),
-    },
-    PATCH: {
-      summary: 'Rename a user',
-      params,
-      body: UserBody,
-      responses: { 200: { description: 'Renamed', body: OperationSucceeded }, 400: badRequest('userId is not a UUID, or a malformed body'), 404: notFound },
-      handle: async (c) => {
-        const userId = userIdParam(c);
-        const { userName } = parseWith(UserBody, await jsonBody(c));
-        await users.rename(userId, userName);
-        return operationSucceeded(c);
+  router.resource(
+    '/v1/users/:userId',
+    {
+      GET: {
+        summary: 'One user',
+        params,
+        responses: { 200: { description: 'The user', body: User }, 400: badRequest('userId is not a UUID'), 404: notFound },
+        handle: async (c) => c.json(await users.get(userIdParam(c))),
+      },
+      PATCH: {
+        summary: 'Rename a user',
+        params,
+        body: UserBody,
+        responses: { 200: { description: 'Renamed', body: OperationSucceeded }, 400: badRequest('userId is not a UUID, or a malformed body'), 404: notFound },
+        handle: async (c) => {
+          const userId = userIdParam(c);
+          const { userName } = parseWith(UserBody, await jsonBody(c));
+          await users.rename(userId, userName);
+          return operationSucceeded(c);
+        },
+      },
+      DELETE: {
+        summary: 'Delete a user (its whitelist entries stay, without userid)',
+        params,
+        responses: { 204: 'Deleted', 400: badRequest('userId is not a UUID'), 404: notFound },
+        handle: async (c) => {
+          await users.remove(userIdParam(c));
+          return noContent(c);
+        },
       },
     },
-    DELETE: {
-      summary: 'Delete a user (its whitelist entries stay, without userid)',
-      params,
-      responses: { 204: 'Deleted', 400: badRequest('userId is not a UUID'), 404: notFound },
-      handle: async (c) => {
-        await users.remove(userIdParam(c));
-        return noContent(c);
-      },
-    },
-  }, tag);
+    tag,
+  );
 }

@@ -42,44 +42,52 @@ const DeleteQuery = v.object({
 /** Spec 4.5, type `local`, and pairing mode. */
 export function whitelistRoutes(router: Router, { whitelist, charging }: AppDeps): void {
   const tag = { tag: 'Whitelist' };
-  router.resource('/v1/whitelist', {
-    GET: {
-      summary: 'The local whitelist',
-      query: TypeQuery,
-      responses: { 200: { description: 'Its entries, in the order they were added', body: Whitelist }, 400: failed('type missing or not local') },
-      handle: async (c) => {
-        requireLocalType(c);
-        return c.json({ success: true, tags: await whitelist.list() });
+  router.resource(
+    '/v1/whitelist',
+    {
+      GET: {
+        summary: 'The local whitelist',
+        query: TypeQuery,
+        responses: { 200: { description: 'Its entries, in the order they were added', body: Whitelist }, 400: failed('type missing or not local') },
+        handle: async (c) => {
+          requireLocalType(c);
+          return c.json({ success: true, tags: await whitelist.list() });
+        },
+      },
+      POST: {
+        summary: 'Add, edit or clear entries',
+        body: WhitelistCommand,
+        responses: {
+          200: { description: 'Done', body: OperationSucceeded },
+          400: failed('Malformed command, an id twice, an id already there (add), more than 1000 entries'),
+          404: failed('edit: an id that is not in the whitelist, or a userid naming no user'),
+        },
+        handle: async (c) => {
+          const request = parseWith(WhitelistCommand, await jsonBody(c));
+          if (request.command === 'clear') await whitelist.clear();
+          else if (request.command === 'add') await whitelist.add(request.tags);
+          else await whitelist.edit(request.tags);
+          return operationSucceeded(c);
+        },
+      },
+      DELETE: {
+        summary: 'Remove entries',
+        description: 'By the query ids (recommended), or by the deprecated body {type, command: delete, tags: [{id}]}.',
+        query: DeleteQuery,
+        body: { schema: WhitelistDeleteBody, required: false, description: 'Deprecated: used when the query has no ids' },
+        responses: {
+          204: 'Removed',
+          400: failed('Missing parameter, query or body too large, an id twice'),
+          404: failed('An id that is not in the whitelist'),
+        },
+        handle: async (c) => {
+          await whitelist.remove(await idsToDelete(c));
+          return noContent(c);
+        },
       },
     },
-    POST: {
-      summary: 'Add, edit or clear entries',
-      body: WhitelistCommand,
-      responses: {
-        200: { description: 'Done', body: OperationSucceeded },
-        400: failed('Malformed command, an id twice, an id already there (add), more than 1000 entries'),
-        404: failed('edit: an id that is not in the whitelist, or a userid naming no user'),
-      },
-      handle: async (c) => {
-        const request = parseWith(WhitelistCommand, await jsonBody(c));
-        if (request.command === 'clear') await whitelist.clear();
-        else if (request.command === 'add') await whitelist.add(request.tags);
-        else await whitelist.edit(request.tags);
-        return operationSucceeded(c);
-      },
-    },
-    DELETE: {
-      summary: 'Remove entries',
-      description: 'By the query ids (recommended), or by the deprecated body {type, command: delete, tags: [{id}]}.',
-      query: DeleteQuery,
-      body: { schema: WhitelistDeleteBody, required: false, description: 'Deprecated: used when the query has no ids' },
-      responses: { 204: 'Removed', 400: failed('Missing parameter, query or body too large, an id twice'), 404: failed('An id that is not in the whitelist') },
-      handle: async (c) => {
-        await whitelist.remove(await idsToDelete(c));
-        return noContent(c);
-      },
-    },
-  }, tag);
+    tag,
+  );
   router.resource(
     '/v1/whitelist/pairing',
     {

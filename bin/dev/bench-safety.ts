@@ -386,9 +386,7 @@ export async function benchSafety(root: string): Promise<boolean> {
   }
   await child.stop();
 
-  console.log(
-    `\nbench --safety: the EV switches C/B every ${ALTERNATE_MS} ms; ${HISTORY} completed transactions in the database; node ${process.version}\n`,
-  );
+  console.log(`\nbench --safety: the EV switches C/B every ${ALTERNATE_MS} ms; ${HISTORY} completed transactions in the database; node ${process.version}\n`);
   printTable(rows);
   const ok = rows.every((r) => r.pass !== false);
   console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);

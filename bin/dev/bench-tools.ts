@@ -275,7 +275,11 @@ export function printTable(rows: Row[]): void {
   const cells = rows.map((r) => [r.figure, r.measured, r.target ?? '', r.pass === undefined ? 'info' : r.pass ? 'PASS' : 'FAIL']);
   const head = ['figure', 'measured', 'target', 'result'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === 1 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (i === 1 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));

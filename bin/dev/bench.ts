@@ -354,7 +354,7 @@ async function mainNfc(): Promise<void> {
     ok = rows.every((r) => r.pass !== false);
     console.log(`\n${ok ? 'all targets pass' : 'some targets FAIL'}`);
   } catch (err) {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }
   process.exit(ok ? 0 : 1);
 }
@@ -381,7 +381,6 @@ async function main(run: (root: string) => Promise<boolean>, watchdogMs = WATCHD
   }
   process.exit(ok ? 0 : 1);
 }
-
 
 if (process.argv[2] === BARE_FLAG) await runBareServer();
 else if (process.argv[2] === NFC_FLAG) await mainNfc();

@@ -164,7 +164,8 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     frames,
     invalid,
     connections,
-    calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
+    calls: (action) =>
+      frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
     answer(action, handler) {
       handlers[action] = handler;
     },

@@ -46,7 +46,7 @@ export function renderMachineDocs(): string {
     'recoverable fault (`operative.session.transaction` → its `suspended`), a tag no state takes (refused at the root).',
     '',
     'Priority: XState takes, in each step, the first enabled transition of the innermost active state that has one, and',
-    'looks at the enclosing states only when none is enabled; a state\'s own transitions count in the order listed below.',
+    "looks at the enclosing states only when none is enabled; a state's own transitions count in the order listed below.",
     'The guards of the flow (marked *flow* below) hold only while there is no fault and charging is enabled, so while a',
     'fault or disabling is present the fault and disabling rules are the only ones that can be taken: before anything',
     'else, in the step that finds them. No transition can close the contactor or start a transaction in the step that',

@@ -58,9 +58,7 @@ const EXCEPTION_NAMES: Record<number, string> = { 1: ' (illegal function)', 2: '
 export class ModbusException extends ModbusError {
   override name = 'ModbusException';
   constructor(readonly code: number) {
-    super(
-      `Modbus exception ${code}${EXCEPTION_NAMES[code] ?? ''}`,
-    );
+    super(`Modbus exception ${code}${EXCEPTION_NAMES[code] ?? ''}`);
   }
 }
 

@@ -71,7 +71,7 @@ export function decodeTextRecord(message: Uint8Array): string {
   const status = message[i]!;
   if (status & STATUS_UTF16) throw new NdefError('UTF-16 Text records are not supported: send the text as UTF-8');
   const textStart = i + 1 + (status & LANGUAGE_LENGTH_MASK);
-  if (textStart > end) throw new NdefError('The Text record\'s language code is longer than its payload');
+  if (textStart > end) throw new NdefError("The Text record's language code is longer than its payload");
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(message.subarray(textStart, end));
   } catch {

@@ -15,7 +15,6 @@ export interface Pn532PortOptions {
   baudRate: number;
 }
 
-
 export interface ReaderContext {
   timers: Timers;
   log?: DriverLog | undefined;

@@ -61,7 +61,9 @@ export function parseInListResponse(data: Uint8Array): { uid: string; technology
   const selRes = data[4]!;
   const idLength = data[5]!;
   if (idLength === 0 || data.length < 6 + idLength) throw new Pn532Error('InListPassiveTarget response truncated', 'corrupt');
-  const uid = Array.from(data.subarray(6, 6 + idLength), (b) => b.toString(16).padStart(2, '0')).join('').toUpperCase();
+  const uid = Array.from(data.subarray(6, 6 + idLength), (b) => b.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase();
   return { uid, technology: selRes & 0x20 ? 'NFC' : 'RFID' };
 }
 

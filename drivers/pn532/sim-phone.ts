@@ -8,7 +8,6 @@ import { decodeTextRecord, encodeTextRecord } from '../nfc/ndef.js';
  * selecting again (a seeded choice; fixed per phone in tests). Its polls and timeouts run on the field's timers.
  */
 
-
 /** An Android phone polls for tags about every 205 ms (measured on a phone with a field detector). */
 export const PHONE_POLL_MS = 205;
 /** A phone gives up an APDU not answered within this time (Android: about 1 s). */
@@ -168,9 +167,9 @@ export class Phone implements SimulatedPhone {
   resumeWithoutSelect: boolean | undefined;
 
   constructor(
-  private readonly field: PhoneField,
-  private readonly options: SimulatedPhoneOptions,
-) {
+    private readonly field: PhoneField,
+    private readonly options: SimulatedPhoneOptions,
+  ) {
     this.resumeWithoutSelect = options.resumeWithoutSelect;
     this.newActivation();
   }
@@ -326,7 +325,7 @@ export class Phone implements SimulatedPhone {
       if (nlen > cc.maxSize - 2) throw new Error(`NLEN ${nlen} larger than the NDEF file`);
       const message = new Uint8Array(nlen);
       const le = Math.min(cc.mle, PHONE_MAX_APDU_DATA);
-      for (let read = 0; read < nlen; ) {
+      for (let read = 0; read < nlen;) {
         const offset = 2 + read;
         const chunk = await this.ok([0x00, 0xb0, offset >> 8, offset & 0xff, Math.min(le, nlen - read)]);
         if (chunk.length === 0) throw new Error('READ BINARY answered no data');
@@ -345,7 +344,7 @@ export class Phone implements SimulatedPhone {
       if (message.length > cc.maxSize - 2) throw new Error(`a ${message.length}-byte message does not fit the NDEF file`);
       const lc = Math.min(cc.mlc, PHONE_MAX_APDU_DATA);
       await this.ok([0x00, 0xd6, 0x00, 0x00, 0x02, 0x00, 0x00]);
-      for (let written = 0; written < message.length; ) {
+      for (let written = 0; written < message.length;) {
         const offset = 2 + written;
         const chunk = message.subarray(written, written + lc);
         await this.ok([0x00, 0xd6, offset >> 8, offset & 0xff, chunk.length, ...chunk]);

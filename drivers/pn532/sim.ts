@@ -97,7 +97,6 @@ export interface SimulatedPn532 {
   close(): Promise<void>;
 }
 
-
 export async function createSimulatedPn532(options: SimulatedPn532Options = {}): Promise<SimulatedPn532> {
   const { port, binding } = await openSimulatedPort(options.wire?.baudRate ?? 115200);
   const stats: WireStats = { uartBytes: 0, airFrames: 0, airBytes: 0 };
@@ -191,7 +190,11 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
 
   /** Whether a phone can activate the emulated tag now (the chip waits in TgInitAsTarget, configured for it). */
   const activatable = () =>
-    target === 'waiting' && waiting?.code === CMD.TgInitAsTarget && (parameters & PARAM_PICC) !== 0 && ((registers.get(CIU_TX_AUTO) ?? 0) & INITIAL_RF_ON) !== 0 && (selRes & SEL_RES_ISO14443_4) !== 0;
+    target === 'waiting' &&
+    waiting?.code === CMD.TgInitAsTarget &&
+    (parameters & PARAM_PICC) !== 0 &&
+    ((registers.get(CIU_TX_AUTO) ?? 0) & INITIAL_RF_ON) !== 0 &&
+    (selRes & SEL_RES_ISO14443_4) !== 0;
 
   /** A phone's poll: it activates the tag when it can. */
   const poll = (p: Phone): boolean => {
@@ -301,7 +304,8 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
         return respond(code, [0x00]);
       case CMD.TgInitAsTarget:
         // Mode, MIFARE (SENS_RES 2, NFCID1t 3, SEL_RES), FeliCa (18), NFCID3t (10), LEN Gt + Gt, LEN Tk + Tk.
-        if (params.length < 37 || params.length < 37 + params[35]! || params.length !== 37 + params[35]! + (params[36 + params[35]!] ?? 0)) return syntaxError();
+        if (params.length < 37 || params.length < 37 + params[35]! || params.length !== 37 + params[35]! + (params[36 + params[35]!] ?? 0))
+          return syntaxError();
         endTarget();
         selRes = params[6]!;
         target = 'waiting';
@@ -364,7 +368,7 @@ export async function createSimulatedPn532(options: SimulatedPn532Options = {}):
 
   const receive = (bytes: Uint8Array) => {
     stats.uartBytes += bytes.length;
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       if (power === 'normal') {
         // A frame that powers the chip down ends what it hears of this write (the driver never sends more at once).
         for (const frame of decoder.push(bytes.subarray(i))) if (power === 'normal') onFrame(frame);

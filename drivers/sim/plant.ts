@@ -169,10 +169,13 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
   /** The next switch of the self-driven EV, due `alternateMs` after the previous one was due. */
   const scheduleSwitch = (due: number) => {
     const timers = opts.timers!;
-    alternateTimer = timers.setTimeout(() => {
-      change(() => (vehicle = vehicle === 'requesting' ? 'connected' : 'requesting'), due);
-      scheduleSwitch(due + alternateMs);
-    }, Math.max(0, due - timers.now()));
+    alternateTimer = timers.setTimeout(
+      () => {
+        change(() => (vehicle = vehicle === 'requesting' ? 'connected' : 'requesting'), due);
+        scheduleSwitch(due + alternateMs);
+      },
+      Math.max(0, due - timers.now()),
+    );
   };
 
   const plant: SimulatedPlant = {

@@ -106,7 +106,11 @@ export function createChargePoint(deps: ChargePointDeps) {
     acceptTag: ({ event }: { event: ChargeEvent }, { outcome }: { outcome: TagAcceptance }) => {
       hardware.buzzer.beep(1, 150);
       if (event.type !== 'TAG') return;
-      deps.report(event.userId !== undefined ? { kind: 'tag_accepted', tagId: event.id, userId: event.userId, outcome } : { kind: 'tag_accepted', tagId: event.id, outcome });
+      deps.report(
+        event.userId !== undefined
+          ? { kind: 'tag_accepted', tagId: event.id, userId: event.userId, outcome }
+          : { kind: 'tag_accepted', tagId: event.id, outcome },
+      );
     },
     refuseTag: ({ event }: { event: ChargeEvent }, { reason }: { reason: TagRefusal }) => {
       hardware.buzzer.beep(1, 800);

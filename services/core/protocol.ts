@@ -7,7 +7,14 @@
 import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
-import { BLOCKING_FAULTS, COMMANDED_STOP_REASONS, TAG_ACCEPTANCES, TAG_REFUSALS, type ChargeContext, type ChargeSettings } from '../../machines/charge-cycle.js';
+import {
+  BLOCKING_FAULTS,
+  COMMANDED_STOP_REASONS,
+  TAG_ACCEPTANCES,
+  TAG_REFUSALS,
+  type ChargeContext,
+  type ChargeSettings,
+} from '../../machines/charge-cycle.js';
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from './system-state.js';
 import { HMI_STATES } from './hmi.js';
 import type { InspectRecord } from './inspection.js';

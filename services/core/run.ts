@@ -13,16 +13,7 @@ import { createChargePoint, type ChargePoint, type CoreLog } from './charge-poin
 import { createMessageWatch } from './state-view.js';
 import { startWatchdog } from './systemd.js';
 import { createSilenceWatch } from './liveness.js';
-import {
-  CORE_SYSTEM_ID,
-  HEARTBEAT_MS,
-  LIVENESS_TIMEOUT_MS,
-  ToCoreSchema,
-  type CoreStart,
-  type FromCore,
-  type SimCommand,
-  type ToCore,
-} from './protocol.js';
+import { CORE_SYSTEM_ID, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, ToCoreSchema, type CoreStart, type FromCore, type SimCommand, type ToCore } from './protocol.js';
 import * as v from 'valibot';
 
 /** The core's actors the inspector shows. */
@@ -167,12 +158,22 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
     });
     const hardware = local.wrapHardware ? local.wrapHardware(devices.hardware, clock) : devices.hardware;
     const plant = local.withoutPlant ? undefined : devices.plant;
-    return startRunning({ hardware, plant, clock, now, log, post, start: s, ...(local.inspect ? { inspect: local.inspect } : {}), stopped: () => {
-      if (livenessTimer) clearInterval(livenessTimer);
-      watchdog?.stop();
-      loop?.stop();
-      port.close?.();
-    } });
+    return startRunning({
+      hardware,
+      plant,
+      clock,
+      now,
+      log,
+      post,
+      start: s,
+      ...(local.inspect ? { inspect: local.inspect } : {}),
+      stopped: () => {
+        if (livenessTimer) clearInterval(livenessTimer);
+        watchdog?.stop();
+        loop?.stop();
+        port.close?.();
+      },
+    });
   };
 
   // The hardware check comes first (HARDWARE=rpi: pigpio loads and initialises only on a Raspberry Pi).

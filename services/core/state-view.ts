@@ -60,7 +60,12 @@ export function createStateView(deps: StateViewDeps) {
     const lastReading = metering.lastReading();
     const meter: CoreState['meter'] =
       metering.meterAnswering() && lastReading
-        ? { energyWh: Math.max(0, Math.round(lastReading.energyWh)), powerW: Math.round(lastReading.powerW), currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100), ...(lastReading.voltagesV ? { voltagesV: lastReading.voltagesV.map((x) => Math.round(x * 10) / 10) } : {}) }
+        ? {
+            energyWh: Math.max(0, Math.round(lastReading.energyWh)),
+            powerW: Math.round(lastReading.powerW),
+            currentsA: lastReading.currentsA.map((a) => Math.round(a * 100) / 100),
+            ...(lastReading.voltagesV ? { voltagesV: lastReading.voltagesV.map((x) => Math.round(x * 10) / 10) } : {}),
+          }
         : null;
     let transaction: CoreState['transaction'] = null;
     const tx = metering.active();

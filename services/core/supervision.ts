@@ -94,13 +94,16 @@ export function createSupervision(deps: SupervisionDeps) {
     safety.pilot(level, at, cycle().getSnapshot().context.settings.ventilationAvailable);
     clock.clearTimeout(pilotTimer);
     // The debounce runs from the reading's own time, so a late report does not add its lateness.
-    pilotTimer = clock.setTimeout(() => {
-      if (hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
-      cycle().send({ type: 'PILOT', level });
-      // That fault is latched until the vehicle leaves; cleared after the charge cycle learnt it left, so clearing it
-      // cannot send the charge cycle on towards a vehicle no longer there (a transaction, the contactor closing).
-      if (level === 'a') setFault('contactor-not-closing', false);
-    }, Math.max(0, at + debounceMs - clock.now()));
+    pilotTimer = clock.setTimeout(
+      () => {
+        if (hardware.pilot.level() !== level || cycle().getSnapshot().context.pilot === level) return;
+        cycle().send({ type: 'PILOT', level });
+        // That fault is latched until the vehicle leaves; cleared after the charge cycle learnt it left, so clearing it
+        // cannot send the charge cycle on towards a vehicle no longer there (a transaction, the contactor closing).
+        if (level === 'a') setFault('contactor-not-closing', false);
+      },
+      Math.max(0, at + debounceMs - clock.now()),
+    );
   }
 
   return {

@@ -8,7 +8,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CORE_NICE } from './protocol.js';
 import { runCore, type CoreInit, type CoreLocal } from './run.js';
 
-
 function raisePriority(): CoreLocal['priority'] {
   try {
     setPriority(0, CORE_NICE);

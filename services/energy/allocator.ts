@@ -121,8 +121,7 @@ export const ampsToWatts = (amps: number, phases: Phases): number => amps * NOMI
 /** The lowest value of a per-line limit over the lines `phases` phases use (one phase: L1). */
 const onLines = (perLine: PerLine, phases: Phases): number => (phases === 1 ? perLine[0] : Math.min(...perLine));
 
-const fresh = <T>(input: Timed<T> | null, now: number, maxAgeMs: number): input is Timed<T> =>
-  input !== null && now - input.at <= maxAgeMs && input.at <= now;
+const fresh = <T>(input: Timed<T> | null, now: number, maxAgeMs: number): input is Timed<T> => input !== null && now - input.at <= maxAgeMs && input.at <= now;
 
 /** Every source's limit for `phases` phases. */
 export function limitsFor(input: AllocatorInput, phases: Phases, params: EnergyParams = ENERGY_DEFAULTS): LimitReport[] {

@@ -41,7 +41,15 @@ const enumSensor = (object: string, name: string, state: string, options: readon
   config: { device_class: 'enum', options: [...options] },
 });
 
-const measurement = (object: string, name: string, state: string, deviceClass: string, unit: string, stateClass = 'measurement', when?: Entity['when']): Entity => ({
+const measurement = (
+  object: string,
+  name: string,
+  state: string,
+  deviceClass: string,
+  unit: string,
+  stateClass = 'measurement',
+  when?: Entity['when'],
+): Entity => ({
   object,
   component: 'sensor',
   name,
@@ -107,7 +115,13 @@ export const ENTITIES: readonly Entity[] = [
   { ...binarySensor('cable_lock', 'Cable lock', 'cableLocked', 'lock'), config: { device_class: 'lock', payload_on: '0', payload_off: '1' } },
   { object: 'session_start', component: 'sensor', name: 'Session start', state: 'transactionStart', config: { device_class: 'timestamp' } },
   // Energy of one session: no state class (its value falls at the next session's end; statistics come from the meter).
-  { object: 'last_session_energy', component: 'sensor', name: 'Last session energy', state: 'lastSessionEnergy', config: { device_class: 'energy', unit_of_measurement: 'Wh' } },
+  {
+    object: 'last_session_energy',
+    component: 'sensor',
+    name: 'Last session energy',
+    state: 'lastSessionEnergy',
+    config: { device_class: 'energy', unit_of_measurement: 'Wh' },
+  },
   { ...binarySensor('backend_connection', 'OCPP backend', 'backendConnected', 'connectivity'), diagnostic: true },
   { object: 'started', component: 'sensor', name: 'Started', state: 'startedAt', config: { device_class: 'timestamp' }, diagnostic: true },
   { object: 'ip_address', component: 'sensor', name: 'IP address', state: 'ipAddress', config: { icon: 'mdi:ip-network' }, diagnostic: true },
@@ -125,7 +139,15 @@ export const ENTITIES: readonly Entity[] = [
     component: 'number',
     name: 'Maximum current',
     state: 'maxCurrent',
-    config: { command: 'MaxCurrent', device_class: 'current', unit_of_measurement: 'A', min: rangeOf('MaxCurrent')[0], max: rangeOf('MaxCurrent')[1], step: 1, mode: 'box' },
+    config: {
+      command: 'MaxCurrent',
+      device_class: 'current',
+      unit_of_measurement: 'A',
+      min: rangeOf('MaxCurrent')[0],
+      max: rangeOf('MaxCurrent')[1],
+      step: 1,
+      mode: 'box',
+    },
     when: controlled,
   },
   {

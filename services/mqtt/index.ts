@@ -435,7 +435,12 @@ export function createMqttService(deps: MqttDeps) {
     configure(next: MqttOptions): void {
       const prev = options;
       options = next;
-      const loadEvent = { type: 'LOAD_MANAGEMENT' as const, on: loadManagementOn(next), timeoutMs: next.loadLimitTimeoutMs, fallbackA: next.loadLimitFallbackA };
+      const loadEvent = {
+        type: 'LOAD_MANAGEMENT' as const,
+        on: loadManagementOn(next),
+        timeoutMs: next.loadLimitTimeoutMs,
+        fallbackA: next.loadLimitFallbackA,
+      };
       const connect = { type: 'CONFIGURE' as const, connect: next.enabled && next.url !== '' };
       if (!configured) {
         configured = true;
@@ -446,7 +451,11 @@ export function createMqttService(deps: MqttDeps) {
         return;
       }
       if (prev.intervalMs !== next.intervalMs) send({ type: 'INTERVAL', ms: next.intervalMs });
-      if (loadManagementOn(prev) !== loadManagementOn(next) || prev.loadLimitTimeoutMs !== next.loadLimitTimeoutMs || prev.loadLimitFallbackA !== next.loadLimitFallbackA) {
+      if (
+        loadManagementOn(prev) !== loadManagementOn(next) ||
+        prev.loadLimitTimeoutMs !== next.loadLimitTimeoutMs ||
+        prev.loadLimitFallbackA !== next.loadLimitFallbackA
+      ) {
         send(loadEvent);
       }
       if (connectionChanged(prev, next)) {

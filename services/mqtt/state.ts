@@ -82,7 +82,19 @@ export const RETAINABLE_TOPICS: readonly string[] = [
   ...['chargingEnabled', 'maxCurrent', 'loadLimit', 'loadLimitState', ...TAG_TOPICS],
   ...['offeredCurrent', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'transactionStart', 'lastSessionEnergy'],
   ...['backendConnected', 'startedAt', 'ipAddress'],
-  ...['power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'voltageL1', 'voltageL2', 'voltageL3', 'temperature', 'transactionDuration'],
+  ...[
+    'power',
+    'meterEnergy',
+    'sessionEnergy',
+    'currentL1',
+    'currentL2',
+    'currentL3',
+    'voltageL1',
+    'voltageL2',
+    'voltageL3',
+    'temperature',
+    'transactionDuration',
+  ],
   'state',
 ];
 
@@ -117,9 +129,34 @@ function jsonValue(topic: string, payload: string): unknown {
 }
 
 /** The topics whose payload is `1` or `0` (booleans in the JSON state). */
-const FLAGS: ReadonlySet<string> = new Set(['transactionActive', 'chargingEnabled', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'backendConnected']);
+const FLAGS: ReadonlySet<string> = new Set([
+  'transactionActive',
+  'chargingEnabled',
+  'pluggedIn',
+  'charging',
+  'problem',
+  'cableLocked',
+  'paused',
+  'backendConnected',
+]);
 /** The topics whose payload is a number. */
-const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', 'power', 'meterEnergy', 'sessionEnergy', 'currentL1', 'currentL2', 'currentL3', 'voltageL1', 'voltageL2', 'voltageL3', 'temperature', 'transactionDuration']);
+const NUMERIC: ReadonlySet<string> = new Set([
+  'maxCurrent',
+  'loadLimit',
+  'offeredCurrent',
+  'lastSessionEnergy',
+  'power',
+  'meterEnergy',
+  'sessionEnergy',
+  'currentL1',
+  'currentL2',
+  'currentL3',
+  'voltageL1',
+  'voltageL2',
+  'voltageL3',
+  'temperature',
+  'transactionDuration',
+]);
 
 /**
  * The JSON state topic: every single value in one object (the meter values as last published, so they too change

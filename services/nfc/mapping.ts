@@ -53,7 +53,8 @@ function objectEnd(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x7b || ch === 0x5b) depth++;
@@ -80,7 +81,8 @@ export function parseRequestText(text: string): { header: NfcRequestHeader; cont
   const rest = text.slice(end);
   if (rest !== '' && rest[0] !== ',') throw new NfcRequestError('The request header must be followed by nothing or by a comma and the JSON content', messageID);
   if (messageID === null) throw new NfcRequestError('The request header needs a messageID (a string)');
-  if (typeof h.path !== 'string' || !h.path.startsWith('/')) throw new NfcRequestError('The request header needs a path starting with / (the endpoint path without /v1)', messageID);
+  if (typeof h.path !== 'string' || !h.path.startsWith('/'))
+    throw new NfcRequestError('The request header needs a path starting with / (the endpoint path without /v1)', messageID);
   if (h.path.length > MAX_NFC_PATH) throw new NfcRequestError(`The path is longer than ${MAX_NFC_PATH} characters`, messageID);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f#]/.test(h.path)) throw new NfcRequestError('The path must not contain spaces, control characters or #', messageID);
@@ -156,7 +158,11 @@ export function createNfcRequestHandler({ fetch, clientAddress, maxAnswerBytes, 
       const response = await fetch(request, env);
       const answer = encodeTextRecord(answerText(messageID, response.status, await response.text()));
       if (answer.length > maxAnswerBytes) {
-        return refuse(messageID, 500, `The answer (${answer.length} bytes) is longer than the NFC transport carries (${maxAnswerBytes} bytes): narrow the request or use HTTP`);
+        return refuse(
+          messageID,
+          500,
+          `The answer (${answer.length} bytes) is longer than the NFC transport carries (${maxAnswerBytes} bytes): narrow the request or use HTTP`,
+        );
       }
       return answer;
     } catch (err) {
@@ -182,6 +188,10 @@ export function messageIdOf(message: Uint8Array): MessageId {
 /** The answer to a request committed while another one is outstanding (spec 8: one outstanding NFC request). */
 export function outstandingRefusal(message: Uint8Array): Uint8Array {
   return encodeTextRecord(
-    failedAnswer(messageIdOf(message), 400, 'One NFC request at a time: this request was not executed because the answer to the previous one has not been read yet'),
+    failedAnswer(
+      messageIdOf(message),
+      400,
+      'One NFC request at a time: this request was not executed because the answer to the previous one has not been read yet',
+    ),
   );
 }

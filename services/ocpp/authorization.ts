@@ -23,7 +23,8 @@ const toRow = (info: IdTagInfo) => ({
 });
 
 /** Whether an entry authorizes now: Accepted and not expired. */
-const valid = (entry: Entry | undefined, at: number) => entry !== undefined && entry.status === 'Accepted' && (entry.expiryDate === null || entry.expiryDate > at);
+const valid = (entry: Entry | undefined, at: number) =>
+  entry !== undefined && entry.status === 'Accepted' && (entry.expiryDate === null || entry.expiryDate > at);
 
 export type SendLocalListStatus = 'Accepted' | 'Failed' | 'NotSupported' | 'VersionMismatch';
 
@@ -52,26 +53,31 @@ export function createAuthorizationStore(database: Database, now: () => number) 
       if (entries.length > LOCAL_LIST_MAX) return 'Failed';
       if (new Set(entries.map((e) => e.idTag)).size !== entries.length) return 'Failed';
       if (request.updateType === 'Full' && entries.some((e) => !e.idTagInfo)) return 'Failed';
-      return database.write(async (tx) => {
-        const [current] = await tx.select().from(ocppState).where(eq(ocppState.key, 'localListVersion'));
-        if (request.updateType === 'Differential' && request.listVersion <= Number(current?.value ?? 0)) return 'VersionMismatch';
-        if (request.updateType === 'Full') await tx.delete(ocppLocalList);
-        for (const e of entries) {
-          if (!e.idTagInfo) await tx.delete(ocppLocalList).where(eq(ocppLocalList.idTag, e.idTag));
-          else {
-            const row = toRow(e.idTagInfo);
-            await tx.insert(ocppLocalList).values({ idTag: e.idTag, ...row }).onConflictDoUpdate({ target: ocppLocalList.idTag, set: row });
+      return database
+        .write(async (tx) => {
+          const [current] = await tx.select().from(ocppState).where(eq(ocppState.key, 'localListVersion'));
+          if (request.updateType === 'Differential' && request.listVersion <= Number(current?.value ?? 0)) return 'VersionMismatch';
+          if (request.updateType === 'Full') await tx.delete(ocppLocalList);
+          for (const e of entries) {
+            if (!e.idTagInfo) await tx.delete(ocppLocalList).where(eq(ocppLocalList.idTag, e.idTag));
+            else {
+              const row = toRow(e.idTagInfo);
+              await tx
+                .insert(ocppLocalList)
+                .values({ idTag: e.idTag, ...row })
+                .onConflictDoUpdate({ target: ocppLocalList.idTag, set: row });
+            }
           }
-        }
-        const [count] = await tx.select({ n: sql<number>`count(*)` }).from(ocppLocalList);
-        if (Number(count?.n ?? 0) > LOCAL_LIST_MAX) throw Object.assign(new Error('local list full'), { full: true });
-        const value = String(request.listVersion);
-        await tx.insert(ocppState).values({ key: 'localListVersion', value }).onConflictDoUpdate({ target: ocppState.key, set: { value } });
-        return 'Accepted' as const;
-      }).catch((err: { full?: boolean }) => {
-        if (err.full) return 'Failed' as const;
-        throw err;
-      });
+          const [count] = await tx.select({ n: sql<number>`count(*)` }).from(ocppLocalList);
+          if (Number(count?.n ?? 0) > LOCAL_LIST_MAX) throw Object.assign(new Error('local list full'), { full: true });
+          const value = String(request.listVersion);
+          await tx.insert(ocppState).values({ key: 'localListVersion', value }).onConflictDoUpdate({ target: ocppState.key, set: { value } });
+          return 'Accepted' as const;
+        })
+        .catch((err: { full?: boolean }) => {
+          if (err.full) return 'Failed' as const;
+          throw err;
+        });
     },
 
     /** Whether the local list authorizes the tag now. */
@@ -90,8 +96,13 @@ export function createAuthorizationStore(database: Database, now: () => number) 
     async remember(idTag: string, info: IdTagInfo): Promise<void> {
       const row = { ...toRow(info), updatedAt: now() };
       await database.write(async (tx) => {
-        await tx.insert(ocppAuthCache).values({ idTag, ...row }).onConflictDoUpdate({ target: ocppAuthCache.idTag, set: row });
-        await tx.run(sql`DELETE FROM ${ocppAuthCache} WHERE id_tag NOT IN (SELECT id_tag FROM ${ocppAuthCache} ORDER BY updated_at DESC LIMIT ${AUTH_CACHE_MAX})`);
+        await tx
+          .insert(ocppAuthCache)
+          .values({ idTag, ...row })
+          .onConflictDoUpdate({ target: ocppAuthCache.idTag, set: row });
+        await tx.run(
+          sql`DELETE FROM ${ocppAuthCache} WHERE id_tag NOT IN (SELECT id_tag FROM ${ocppAuthCache} ORDER BY updated_at DESC LIMIT ${AUTH_CACHE_MAX})`,
+        );
       });
     },
 

@@ -47,7 +47,13 @@ export async function createBackend(deps: BackendDeps) {
   const authorization = createAuthorization(ctx, auth);
   const remote = createRemoteControl(ctx, schedule, queue);
 
-  transactions.setHooks({ ...outbox.hooks(() => enabled, () => keys.measurands('StopTxnSampledData')), committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined) });
+  transactions.setHooks({
+    ...outbox.hooks(
+      () => enabled,
+      () => keys.measurands('StopTxnSampledData'),
+    ),
+    committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined),
+  });
   // No transaction runs at start: TxProfiles left from one that ended with the power go.
   await profiles.clear({ chargingProfilePurpose: 'TxProfile' });
 

@@ -40,7 +40,8 @@ async function bootNow(ctx: OcppContext): Promise<void> {
     keepTime(ctx, answer.currentTime);
     const given = Number(answer.interval) || 0;
     const intervalS = answer.status === 'Accepted' ? heartbeatIntervalS(ctx, given) : given;
-    if (intervalS !== given) logger.warn({ given, intervalS }, 'OCPP: the heartbeat interval of the BootNotification answer is outside HeartbeatInterval\'s range');
+    if (intervalS !== given)
+      logger.warn({ given, intervalS }, "OCPP: the heartbeat interval of the BootNotification answer is outside HeartbeatInterval's range");
     logger.info({ status: answer.status, intervalS }, 'OCPP: BootNotification answered');
     if (answer.status === 'Rejected') ctx.events?.backend('refused', { reason: 'BootNotification rejected' });
     ctx.sendLink({ type: answer.status === 'Accepted' ? 'BOOT.ACCEPTED' : answer.status === 'Pending' ? 'BOOT.PENDING' : 'BOOT.REJECTED', intervalS });

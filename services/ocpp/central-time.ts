@@ -13,6 +13,6 @@ export function keepTime(ctx: Pick<OcppContext, 'now' | 'logger' | 'setTime'>, c
   if (!Number.isFinite(central)) return;
   const driftMs = central - ctx.now();
   if (Math.abs(driftMs) <= CLOCK_TOLERANCE_MS) return;
-  ctx.logger.warn({ driftMs }, 'OCPP: the controller\'s clock is set to the central system\'s');
+  ctx.logger.warn({ driftMs }, "OCPP: the controller's clock is set to the central system's");
   ctx.setTime?.(central);
 }

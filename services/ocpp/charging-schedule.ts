@@ -1,6 +1,14 @@
 import type { IncomingCalls, OcppContext } from './context.js';
 import type { Outbox } from './outbox.js';
-import { compositeLimitA, compositeSchedule, nextChange, profileProblem, type ChargingProfile, type ProfileStore, type ScheduleTransaction } from './smart-charging.js';
+import {
+  compositeLimitA,
+  compositeSchedule,
+  nextChange,
+  profileProblem,
+  type ChargingProfile,
+  type ProfileStore,
+  type ScheduleTransaction,
+} from './smart-charging.js';
 
 /**
  * Smart charging applied: the composite schedule of the installed profiles feeds the charge cycle's load limit (so
@@ -62,15 +70,33 @@ export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore,
   const calls: IncomingCalls = {
     SetChargingProfile: async (p) => ({ status: await setProfile(p.connectorId, p.csChargingProfiles) }),
     ClearChargingProfile: async (p) => {
-      const removed = await profiles.clear({ id: p.id, connectorId: p.connectorId, chargingProfilePurpose: p.chargingProfilePurpose, stackLevel: p.stackLevel });
+      const removed = await profiles.clear({
+        id: p.id,
+        connectorId: p.connectorId,
+        chargingProfilePurpose: p.chargingProfilePurpose,
+        stackLevel: p.stackLevel,
+      });
       apply();
       return { status: removed ? 'Accepted' : 'Unknown' };
     },
     GetCompositeSchedule: (p) => {
       if (p.connectorId !== 0 && p.connectorId !== 1) return { status: 'Rejected' };
       const start = ctx.now();
-      const schedule = compositeSchedule(profiles.all(), start, p.duration, p.chargingRateUnit ?? 'A', scheduleTransaction(), phases(), ctx.setting('MaxCurrent'));
-      return { status: 'Accepted', connectorId: p.connectorId, scheduleStart: ctx.csmsTime(start), chargingSchedule: { ...schedule, startSchedule: ctx.csmsTime(start) } };
+      const schedule = compositeSchedule(
+        profiles.all(),
+        start,
+        p.duration,
+        p.chargingRateUnit ?? 'A',
+        scheduleTransaction(),
+        phases(),
+        ctx.setting('MaxCurrent'),
+      );
+      return {
+        status: 'Accepted',
+        connectorId: p.connectorId,
+        scheduleStart: ctx.csmsTime(start),
+        chargingSchedule: { ...schedule, startSchedule: ctx.csmsTime(start) },
+      };
     },
   };
 

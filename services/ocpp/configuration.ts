@@ -88,7 +88,9 @@ export function createConfiguration(settings: Settings, stored: StoredKeys) {
       const known = asked.filter((k) => value(k) !== undefined);
       const unknown = asked.filter((k) => value(k) === undefined);
       return {
-        configurationKey: known.slice(0, GET_CONFIGURATION_MAX_KEYS).map((key) => ({ key, readonly: !(key in MAPPED) && !(key in STORED_KEYS), value: value(key)! })),
+        configurationKey: known
+          .slice(0, GET_CONFIGURATION_MAX_KEYS)
+          .map((key) => ({ key, readonly: !(key in MAPPED) && !(key in STORED_KEYS), value: value(key)! })),
         ...(unknown.length ? { unknownKey: unknown } : {}),
       };
     },

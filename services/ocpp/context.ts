@@ -36,7 +36,10 @@ export type IncomingCalls = Record<string, IncomingCall>;
  * What every OCPP feature of the charge point shares: the dependencies, the link's state, calls to the central
  * system, timers on the actor clock (all cancelled at close) and the bookkeeping of local work.
  */
-export function createOcppContext(deps: BackendDeps, call: (action: string, payload: Record<string, unknown>, timeoutMs?: number) => Promise<Record<string, unknown>>) {
+export function createOcppContext(
+  deps: BackendDeps,
+  call: (action: string, payload: Record<string, unknown>, timeoutMs?: number) => Promise<Record<string, unknown>>,
+) {
   const { settings, clock, logger } = deps;
   let link: BackendLinkActor | undefined;
   let closed = false;

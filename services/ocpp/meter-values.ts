@@ -13,7 +13,13 @@ export type SampleContext = 'Sample.Periodic' | 'Sample.Clock' | 'Trigger';
  * answer, the current the PWM offers the car after every limit (A) and the power that allows (W, at the meter's
  * voltage, else 230 V, on `phases`), the controller's temperature (°C); undefined when there is nothing to send.
  */
-export function meterValueOf(state: CoreState, context: SampleContext, timestamp: string, measurands: readonly Measurand[], phases: number): MeterValue | undefined {
+export function meterValueOf(
+  state: CoreState,
+  context: SampleContext,
+  timestamp: string,
+  measurands: readonly Measurand[],
+  phases: number,
+): MeterValue | undefined {
   const values: SampledValue[] = [];
   const add = (v: SampledValue) => values.push({ context, location: 'Outlet', ...v });
   const meter = state.meter;

@@ -28,9 +28,9 @@ export function createMetering(ctx: OcppContext, outbox: Outbox, queue: QueueSen
       ctx.fire(queue.pump());
     } else if (ctx.isAccepted()) {
       ctx.fire(
-        ctx.call('MeterValues', { connectorId: context === 'Sample.Clock' ? 0 : 1, meterValue: [value] }).catch((err: Error) =>
-          ctx.logger.warn({ error: err.message }, 'OCPP: MeterValues failed'),
-        ),
+        ctx
+          .call('MeterValues', { connectorId: context === 'Sample.Clock' ? 0 : 1, meterValue: [value] })
+          .catch((err: Error) => ctx.logger.warn({ error: err.message }, 'OCPP: MeterValues failed')),
       );
     }
   }

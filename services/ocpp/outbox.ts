@@ -12,7 +12,6 @@ export type QueuedMessage = typeof ocppQueue.$inferSelect;
 export const FREE_CHARGING_ID_TAG = 'FreeCharging';
 export const idTagOf = (tagId: string | null | undefined): string => (tagId ?? FREE_CHARGING_ID_TAG).slice(0, 20);
 
-
 /** The energy register at a transaction's start or end, as transactionData. */
 const registerValue = (wh: number, timestamp: string, context: 'Transaction.Begin' | 'Transaction.End'): MeterValue => ({
   timestamp,
@@ -138,7 +137,12 @@ export function createOutbox(database: Database, now: () => number) {
 
     /** The message was refused: tried again not before `notBefore`. */
     async refused(message: QueuedMessage, notBefore: number): Promise<void> {
-      await database.write((tx) => tx.update(ocppQueue).set({ attempts: message.attempts + 1, notBefore }).where(eq(ocppQueue.seq, message.seq)));
+      await database.write((tx) =>
+        tx
+          .update(ocppQueue)
+          .set({ attempts: message.attempts + 1, notBefore })
+          .where(eq(ocppQueue.seq, message.seq)),
+      );
     },
 
     /** The message is given up (attempts exhausted, or its transaction never got an id). */

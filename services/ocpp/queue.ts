@@ -41,7 +41,10 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
       if (message.action !== 'StartTransaction') {
         const id = await outbox.backendIdOf(message.transactionId);
         if (id === undefined) {
-          logger.error({ action: message.action, transactionId: message.transactionId }, 'OCPP: dropped a queued message: its transaction never got an id from the central system');
+          logger.error(
+            { action: message.action, transactionId: message.transactionId },
+            'OCPP: dropped a queued message: its transaction never got an id from the central system',
+          );
           await outbox.drop(message);
           continue;
         }
@@ -67,7 +70,10 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
       return;
     }
     const waitMs = ctx.setting('OcppTransactionMessageRetryInterval') * 1000 * attempts;
-    logger.warn({ action: message.action, attempts, error, retryInS: waitMs / 1000 }, 'OCPP: the central system refused a transaction message; it is sent again');
+    logger.warn(
+      { action: message.action, attempts, error, retryInS: waitMs / 1000 },
+      'OCPP: the central system refused a transaction message; it is sent again',
+    );
     await outbox.refused(message, ctx.now() + waitMs);
   }
 
@@ -81,7 +87,7 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
     if (ctx.on('OcppAuthorizationCacheEnabled')) await auth.remember(idTag, info);
     const running = charging.coreState()?.transaction?.transactionId === message.transactionId;
     if (info.status !== 'Accepted' && running && ctx.on('OcppStopTransactionOnInvalidId')) {
-      logger.warn({ status: info.status }, 'OCPP: the central system did not accept the transaction\'s tag: stopping it');
+      logger.warn({ status: info.status }, "OCPP: the central system did not accept the transaction's tag: stopping it");
       charging.stopTransaction('DeAuthorized');
     }
   }

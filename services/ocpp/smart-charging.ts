@@ -101,9 +101,26 @@ export function compositeLimitA(installed: InstalledProfile[], at: number, tx: S
   const of = (purpose: ProfilePurpose) => installed.filter((p) => p.profile.chargingProfilePurpose === purpose);
   const max = stacked(of('ChargePointMaxProfile'), at, tx, phases);
   const txLimit =
-    (tx ? stacked(of('TxProfile').filter((p) => p.transactionId === tx.id), at, tx, phases) : undefined) ??
-    stacked(of('TxDefaultProfile').filter((p) => p.connectorId === 1), at, tx, phases) ??
-    stacked(of('TxDefaultProfile').filter((p) => p.connectorId === 0), at, tx, phases);
+    (tx
+      ? stacked(
+          of('TxProfile').filter((p) => p.transactionId === tx.id),
+          at,
+          tx,
+          phases,
+        )
+      : undefined) ??
+    stacked(
+      of('TxDefaultProfile').filter((p) => p.connectorId === 1),
+      at,
+      tx,
+      phases,
+    ) ??
+    stacked(
+      of('TxDefaultProfile').filter((p) => p.connectorId === 0),
+      at,
+      tx,
+      phases,
+    );
   const limits = [max, txLimit].filter((x): x is number => x !== undefined);
   return limits.length ? Math.min(...limits) : undefined;
 }
@@ -154,7 +171,8 @@ export function profileProblem(connectorId: number, p: ChargingProfile, activeTr
   if (p.chargingSchedule.chargingSchedulePeriod[0]!.startPeriod !== 0) return 'the first period must start at 0';
   if (p.chargingProfilePurpose === 'ChargePointMaxProfile' && connectorId !== 0) return 'ChargePointMaxProfile is for connector 0';
   if (p.chargingProfilePurpose === 'TxProfile' && (connectorId !== 1 || !activeTransaction)) return 'TxProfile needs connector 1 with a transaction';
-  if (p.chargingProfileKind === 'Recurring' && (!p.recurrencyKind || !p.chargingSchedule.startSchedule)) return 'Recurring needs recurrencyKind and startSchedule';
+  if (p.chargingProfileKind === 'Recurring' && (!p.recurrencyKind || !p.chargingSchedule.startSchedule))
+    return 'Recurring needs recurrencyKind and startSchedule';
   return undefined;
 }
 

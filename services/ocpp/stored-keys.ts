@@ -52,8 +52,14 @@ interface StoredKey {
 }
 
 export const STORED_KEYS: Record<string, StoredKey> = {
-  MeterValuesSampledData: { default: 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature', check: measurandList(SUPPORTED_MEASURANDS) },
-  MeterValuesAlignedData: { default: 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature', check: measurandList(SUPPORTED_MEASURANDS) },
+  MeterValuesSampledData: {
+    default: 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature',
+    check: measurandList(SUPPORTED_MEASURANDS),
+  },
+  MeterValuesAlignedData: {
+    default: 'Energy.Active.Import.Register,Power.Active.Import,Current.Import,Temperature',
+    check: measurandList(SUPPORTED_MEASURANDS),
+  },
   StopTxnSampledData: { default: 'Energy.Active.Import.Register', check: measurandList(STOP_TX_MEASURANDS) },
   // Clock-aligned values are not collected into StopTransaction: only the empty list.
   StopTxnAlignedData: { default: '', check: measurandList([]) },
@@ -71,7 +77,10 @@ const ROW = 'config:';
 /** The stored keys' values (defaults where none was set), loaded at start; `set` writes through. */
 export async function loadStoredKeys(database: Database) {
   const values = new Map<string, string>(Object.entries(STORED_KEYS).map(([key, k]) => [key, k.default]));
-  for (const row of await database.db.select().from(ocppState).where(like(ocppState.key, `${ROW}%`))) {
+  for (const row of await database.db
+    .select()
+    .from(ocppState)
+    .where(like(ocppState.key, `${ROW}%`))) {
     const key = row.key.slice(ROW.length);
     if (key in STORED_KEYS) values.set(key, row.value);
   }

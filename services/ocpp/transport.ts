@@ -103,7 +103,7 @@ export const CALL_TIMEOUT_MS = 30_000;
  * disconnected and logs it), or undefined.
  */
 export function configurationError(o: Pick<TransportOptions, 'url' | 'password' | 'caFile'>): string | undefined {
-  if (!o.url) return 'OcppUrl is empty: set the central system\'s ws:// or wss:// URL';
+  if (!o.url) return "OcppUrl is empty: set the central system's ws:// or wss:// URL";
   let url: URL;
   try {
     url = new URL(o.url);

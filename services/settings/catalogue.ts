@@ -80,24 +80,38 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
   {
     key: 'authorization',
     sub_groups: [
-      { key: 'rfid', label: { gb: 'RFID Settings', de: 'RFID-Einstellungen', nl: 'RFID-instellingen', fr: 'Paramètres RFID' }, fields: ['RFIDMode', 'AuthTimeout'] },
+      {
+        key: 'rfid',
+        label: { gb: 'RFID Settings', de: 'RFID-Einstellungen', nl: 'RFID-instellingen', fr: 'Paramètres RFID' },
+        fields: ['RFIDMode', 'AuthTimeout'],
+      },
       { key: 'freecharging', label: { gb: 'Free Charging', de: 'Freies Laden', nl: 'Vrij laden', fr: 'Recharge libre' }, fields: ['FreeCharging'] },
     ],
   },
   {
     key: 'whitelists',
-    sub_groups: [{ key: 'local', label: { gb: 'Local Whitelist', de: 'Lokale Whitelist', nl: 'Lokale whitelist', fr: 'Liste blanche locale' }, fields: ['FLLEnabled'] }],
+    sub_groups: [
+      { key: 'local', label: { gb: 'Local Whitelist', de: 'Lokale Whitelist', nl: 'Lokale whitelist', fr: 'Liste blanche locale' }, fields: ['FLLEnabled'] },
+    ],
   },
   {
     key: 'loadmanagement',
     sub_groups: [
-      { key: 'currentlimits', label: { gb: 'Current Limits', de: 'Stromgrenzen', nl: 'Stroomlimieten', fr: 'Limites de courant' }, fields: ['MaxCurrent', 'PhaseCurrentLimits'] },
+      {
+        key: 'currentlimits',
+        label: { gb: 'Current Limits', de: 'Stromgrenzen', nl: 'Stroomlimieten', fr: 'Limites de courant' },
+        fields: ['MaxCurrent', 'PhaseCurrentLimits'],
+      },
     ],
   },
   {
     key: 'installation',
     sub_groups: [
-      { key: 'connector', label: { gb: 'Connector', de: 'Ladeanschluss', nl: 'Connector', fr: 'Connecteur' }, fields: ['ChargingEnabled', 'Phases', 'Ventilation'] },
+      {
+        key: 'connector',
+        label: { gb: 'Connector', de: 'Ladeanschluss', nl: 'Connector', fr: 'Connecteur' },
+        fields: ['ChargingEnabled', 'Phases', 'Ventilation'],
+      },
     ],
   },
   {
@@ -179,4 +193,5 @@ export const FIELDS: ReadonlyMap<string, FieldDef & { group: GroupKey; subGroup:
 // Every declared setting is shown exactly once: one left out would be stored but never shown or documented.
 const placed = CATALOGUE.flatMap((g) => g.sub_groups.flatMap((sg) => sg.fields.map((f) => f.key)));
 const unplaced = Object.keys(DECLARED).filter((k) => placed.filter((p) => p === k).length !== 1);
-if (unplaced.length || placed.length !== Object.keys(DECLARED).length) throw new Error(`settings not placed exactly once in the catalogue: ${unplaced.join(', ')}`);
+if (unplaced.length || placed.length !== Object.keys(DECLARED).length)
+  throw new Error(`settings not placed exactly once in the catalogue: ${unplaced.join(', ')}`);

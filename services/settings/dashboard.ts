@@ -113,7 +113,14 @@ export function createDashboard(settings: Settings, chargePoint: ChargePoint, no
     const state = chargePoint.state();
     const t = settings.texts();
     const live: FieldView[] = LIVE.map((f) => {
-      const view: FieldView = { key: f.key, value: f.value(state), type: f.type, mode: 'ro', default: f.type === 'string' ? '' : f.type === 'int' ? 0 : [0, 0, 0], label: t.label(f) };
+      const view: FieldView = {
+        key: f.key,
+        value: f.value(state),
+        type: f.type,
+        mode: 'ro',
+        default: f.type === 'string' ? '' : f.type === 'int' ? 0 : [0, 0, 0],
+        label: t.label(f),
+      };
       if (descriptions) view.description = t.description(f);
       if (f.unit) view.unit = f.unit;
       return view;

@@ -167,9 +167,7 @@ export async function createSettings(
     return CATALOGUE.flatMap((g) => {
       const subGroups = g.sub_groups.flatMap((sg) => {
         const fields = sg.fields.filter((f) => canSee(role, f) && include(f));
-        return fields.length
-          ? [{ key: sg.key, label: t.subGroup(sg), role: spanRole(fields), fields: fields.map((f) => fieldView(f, role, true, t)) }]
-          : [];
+        return fields.length ? [{ key: sg.key, label: t.subGroup(sg), role: spanRole(fields), fields: fields.map((f) => fieldView(f, role, true, t)) }] : [];
       });
       if (!subGroups.length) return [];
       const fields = g.sub_groups.flatMap((sg) => sg.fields.filter((f) => canSee(role, f) && include(f)));
@@ -255,31 +253,40 @@ export async function createSettings(
       if (refused.size) throw refuse();
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
       let before = new Map<string, SettingValue>();
-      const changed = await database.write(async (tx) => {
-        // The write as a whole, against the values as they are now (a concurrent write may have changed them).
-        if (opts.check) {
-          const next = new Map(values);
-          for (const [k, v] of accepted) next.set(k, v);
-          for (const { key, reason } of await opts.check(next, seen)) refused.set(pairs.findIndex((p) => p.key === key), { reason: reason(t.lang), value: true });
-          if (refused.size) throw refuse();
-        }
-        before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
-        const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
-        if (diff.size === 0) return diff;
-        const at = opts.now();
-        const reset = [...diff].filter(([k, v]) => JSON.stringify(FIELDS.get(k)!.default) === JSON.stringify(v)).map(([k]) => k);
-        if (reset.length) await tx.delete(settingsTable).where(inArray(settingsTable.key, reset));
-        for (const [key, value] of diff) {
-          if (reset.includes(key)) continue;
-          const json = JSON.stringify(value);
-          await tx.insert(settingsTable).values({ key, value: json, updatedAt: at }).onConflictDoUpdate({ target: settingsTable.key, set: { value: json, updatedAt: at } });
-        }
-        for (const [k, v] of diff) values.set(k, v);
-        return diff;
-      }).catch((err: unknown) => {
-        for (const [k, v] of before) values.set(k, v); // the transaction did not commit: neither does memory
-        throw err;
-      });
+      const changed = await database
+        .write(async (tx) => {
+          // The write as a whole, against the values as they are now (a concurrent write may have changed them).
+          if (opts.check) {
+            const next = new Map(values);
+            for (const [k, v] of accepted) next.set(k, v);
+            for (const { key, reason } of await opts.check(next, seen))
+              refused.set(
+                pairs.findIndex((p) => p.key === key),
+                { reason: reason(t.lang), value: true },
+              );
+            if (refused.size) throw refuse();
+          }
+          before = new Map([...accepted.keys()].map((k) => [k, values.get(k)!] as const));
+          const diff = new Map([...accepted].filter(([k, v]) => JSON.stringify(values.get(k)) !== JSON.stringify(v)));
+          if (diff.size === 0) return diff;
+          const at = opts.now();
+          const reset = [...diff].filter(([k, v]) => JSON.stringify(FIELDS.get(k)!.default) === JSON.stringify(v)).map(([k]) => k);
+          if (reset.length) await tx.delete(settingsTable).where(inArray(settingsTable.key, reset));
+          for (const [key, value] of diff) {
+            if (reset.includes(key)) continue;
+            const json = JSON.stringify(value);
+            await tx
+              .insert(settingsTable)
+              .values({ key, value: json, updatedAt: at })
+              .onConflictDoUpdate({ target: settingsTable.key, set: { value: json, updatedAt: at } });
+          }
+          for (const [k, v] of diff) values.set(k, v);
+          return diff;
+        })
+        .catch((err: unknown) => {
+          for (const [k, v] of before) values.set(k, v); // the transaction did not commit: neither does memory
+          throw err;
+        });
       if (changed.size) {
         opts.events?.record({ kind: 'settings_changed', keys: [...changed.keys()], username });
         version++;

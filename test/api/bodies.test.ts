@@ -208,7 +208,11 @@ describe('the bytes of bodies in flight are bounded', () => {
 describe('a client that goes away before its body arrived', () => {
   test('is logged as one request line with status 499 (client closed request), no error, no stack', async () => {
     const before = h.logs.length;
-    for (const [path, opts] of [['/v1/map', { session }], ['/v1/login', {}], ['/sim/tag', {}]] as const) {
+    for (const [path, opts] of [
+      ['/v1/map', { session }],
+      ['/v1/login', {}],
+      ['/sim/tag', {}],
+    ] as const) {
       const timers = h.clock.pending();
       const post = streaming('POST', path, opts);
       await post.send('{"k":');
@@ -216,7 +220,12 @@ describe('a client that goes away before its body arrived', () => {
       post.abort();
       await until(() => h.logs.slice(before).some((l) => l.includes(`"path":"${path}"`)));
     }
-    const lines = h.logs.slice(before).join('').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = h.logs
+      .slice(before)
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const aborted = lines.filter((l) => l.status === 499);
     expect(aborted.map((l) => [l.level, l.method, l.path])).toEqual([
       [30, 'POST', '/v1/map'],

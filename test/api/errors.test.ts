@@ -7,7 +7,6 @@ import { FAILED, startHarness, useLoggedInController } from '../harness.js';
 
 const ctx = useLoggedInController();
 
-
 test('/v1/system_state and /v1/messages answer the idle shapes of 2.13 and 2.14', async () => {
   const state = await ctx.h.http('GET', '/v1/system_state', { session: ctx.session });
   expect([state.status, state.json]).toEqual([
@@ -84,7 +83,12 @@ test('JSON arrays of any length the body limit admits (123,000 to 1,000,000 elem
   for (const length of [123_000, 400_000, 1_000_000]) {
     const elements = `[${Array.from({ length }, () => '0').join(',')}]`;
     expect(elements.length).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
-    for (const [method, path] of [['POST', '/v1/map'], ['POST', '/v1/users'], ['POST', '/v1/whitelist'], ['PATCH', '/v1/settings']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/map'],
+      ['POST', '/v1/users'],
+      ['POST', '/v1/whitelist'],
+      ['PATCH', '/v1/settings'],
+    ] as const) {
       const res = await ctx.h.http(method, path, { session: ctx.session, rawBody: elements });
       expect([length, path, res.status, res.json]).toEqual([length, path, 400, FAILED]);
     }

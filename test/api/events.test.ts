@@ -102,7 +102,16 @@ describe('what is recorded', () => {
 
   test('settings changed: which keys, by which account, never the values; an unchanged value is no event', async () => {
     const since = await lastId();
-    expect((await c.api('PATCH', '/v1/settings', { params: [{ key: 'AuthTimeout', value: 45 }, { key: 'MaxCurrent', value: 16 }] })).status).toBe(200);
+    expect(
+      (
+        await c.api('PATCH', '/v1/settings', {
+          params: [
+            { key: 'AuthTimeout', value: 45 },
+            { key: 'MaxCurrent', value: 16 },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await c.api('PATCH', '/v1/settings', { params: [{ key: 'AuthTimeout', value: 45 }] })).status).toBe(200);
     expect((await c.api('PATCH', '/v1/settings', { params: [{ key: 'AuthTimeout', value: 4 }] })).status).toBe(400);
     expect(await eventsSince(since)).toEqual([

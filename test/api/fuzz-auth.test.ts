@@ -18,26 +18,33 @@ useFuzzController();
 describe('authentication and methods', () => {
   test('every endpoint but /v1/login answers 401 with the not-logged-in body to a missing, wrong or foreign session', async () => {
     const paths = concretePaths().filter((p) => p.route !== 'login');
-    const badAuth = fc.oneof(
-      fc.constant<string | null>(null),
-      fc.constant(''),
-      fc.uuid(),
-      fc.string({ unit: fc.constantFrom(...' !#$%&*+-./0123456789:;=?@ABCDEFabcdef_~'.split('')), maxLength: 60 }),
-      fc.constantFrom(
-        (s: string) => s.toUpperCase(),
-        (s: string) => `Bearer ${s}`,
-        (s: string) => `${s}x`,
-        (s: string) => s.slice(0, -1),
-        (s: string) => `${s},${s}`,
-        (s: string) => s.replace(/[0-9a-f]$/, (c) => (c === '0' ? '1' : '0')),
-      ).map((f) => f(session)),
-    ).filter((a) => a === null || a.trim() !== session);
+    const badAuth = fc
+      .oneof(
+        fc.constant<string | null>(null),
+        fc.constant(''),
+        fc.uuid(),
+        fc.string({ unit: fc.constantFrom(...' !#$%&*+-./0123456789:;=?@ABCDEFabcdef_~'.split('')), maxLength: 60 }),
+        fc
+          .constantFrom(
+            (s: string) => s.toUpperCase(),
+            (s: string) => `Bearer ${s}`,
+            (s: string) => `${s}x`,
+            (s: string) => s.slice(0, -1),
+            (s: string) => `${s},${s}`,
+            (s: string) => s.replace(/[0-9a-f]$/, (c) => (c === '0' ? '1' : '0')),
+          )
+          .map((f) => f(session)),
+      )
+      .filter((a) => a === null || a.trim() !== session);
     const guard = await StateGuard.begin();
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...paths),
         fc.constantFrom(...ALL_METHODS),
-        fc.oneof(badAuth.map((auth) => ({ auth, from: undefined as string | undefined })), fc.constant({ auth: undefined, from: '127.0.0.2' })),
+        fc.oneof(
+          badAuth.map((auth) => ({ auth, from: undefined as string | undefined })),
+          fc.constant({ auth: undefined, from: '127.0.0.2' }),
+        ),
         fc.option(junkBody, { nil: undefined }),
         async ({ route, path }, method, { auth, from }, body) => {
           const res = await probe({ route, method, path, auth, from, body, expected: [401] });
@@ -59,13 +66,18 @@ describe('authentication and methods', () => {
       ALL_METHODS.filter((m) => !ROUTES[route].methods[m === 'HEAD' ? 'GET' : m]).map((method) => ({ route, path, method })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...cases), fc.option(junkBody, { nil: undefined }), fc.option(queryString, { nil: undefined }), async (c, body, query) => {
-        const guard = await StateGuard.begin();
-        const path = query === undefined ? c.path : `${c.path}${c.path.includes('?') ? '&' : '?'}${query}`;
-        await probe({ route: c.route, method: c.method, path, body, expected: [400, 404] }, guard);
-        await guard.end();
-        await expectAlive();
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...cases),
+        fc.option(junkBody, { nil: undefined }),
+        fc.option(queryString, { nil: undefined }),
+        async (c, body, query) => {
+          const guard = await StateGuard.begin();
+          const path = query === undefined ? c.path : `${c.path}${c.path.includes('?') ? '&' : '?'}${query}`;
+          await probe({ route: c.route, method: c.method, path, body, expected: [400, 404] }, guard);
+          await guard.end();
+          await expectAlive();
+        },
+      ),
       { numRuns: 80 },
     );
   });
@@ -79,7 +91,14 @@ describe('login and logout', () => {
   test('GET /v1/login answers a fresh token whatever the query and body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.option(queryString, { nil: undefined }), fc.option(junkBody, { nil: undefined }), fc.boolean(), async (query, body, withSession) => {
-        const res = await probe({ route: 'login', method: 'GET', path: query === undefined ? '/v1/login' : `/v1/login?${query}`, body, auth: withSession ? undefined : null, expected: [200] });
+        const res = await probe({
+          route: 'login',
+          method: 'GET',
+          path: query === undefined ? '/v1/login' : `/v1/login?${query}`,
+          body,
+          auth: withSession ? undefined : null,
+          expected: [200],
+        });
         expect(res.json.token).toMatch(/^.{32}$/);
       }),
       { numRuns: 50 },

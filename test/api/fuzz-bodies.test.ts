@@ -104,7 +104,9 @@ describe('request bodies', () => {
         command: fc.oneof(fc.constantFrom('delete', 'DELETE', 'clear', ''), wrongType),
         tags: fc.oneof(
           // Always one tag that does not exist, so a valid body deletes nothing.
-          fc.array(fc.record({ id: fc.oneof(weirdString, wrongType, fc.constantFrom(...SEED_TAG_IDS)) }), { maxLength: 3 }).map((t) => [...t, { id: 'no-such-tag' }]),
+          fc
+            .array(fc.record({ id: fc.oneof(weirdString, wrongType, fc.constantFrom(...SEED_TAG_IDS)) }), { maxLength: 3 })
+            .map((t) => [...t, { id: 'no-such-tag' }]),
           wrongType,
         ),
       },
@@ -160,7 +162,15 @@ describe('request bodies', () => {
       .filter((p) => p.route !== 'logout' && p.route !== 'login')
       .flatMap(({ route, path }) => ['GET', 'DELETE'].filter((m) => ROUTES[route].methods[m]).map((method) => ({ route, path, method })))
       // DELETE on the seed user or key would rightly delete it: only on missing ones.
-      .map((c) => (c.method !== 'DELETE' ? c : c.route === 'user' ? { ...c, path: '/v1/users/00000000-0000-4000-8000-000000000000' } : c.route === 'mapKey' ? { ...c, path: '/v1/map/no-such-key' } : c))
+      .map((c) =>
+        c.method !== 'DELETE'
+          ? c
+          : c.route === 'user'
+            ? { ...c, path: '/v1/users/00000000-0000-4000-8000-000000000000' }
+            : c.route === 'mapKey'
+              ? { ...c, path: '/v1/map/no-such-key' }
+              : c,
+      )
       .filter((c) => !(c.route === 'whitelist' && c.method === 'DELETE'));
     const contentType = fc.constantFrom(
       'application/json',
@@ -183,7 +193,14 @@ describe('request bodies', () => {
   });
 
   test('content types other than JSON on the write endpoints', async () => {
-    const contentType = fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', '', 'application/jsonx');
+    const contentType = fc.constantFrom(
+      'text/plain',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-16',
+      '',
+      'application/jsonx',
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(

@@ -20,14 +20,20 @@ describe('length limits', () => {
       fc.asyncProperty(sizedFrom([1, 254, 255, 256, 257], GOOD_UNITS), sizedFrom([1, 255, 256], GOOD_UNITS), async (name, newName) => {
         const guard = await StateGuard.begin();
         const ok = chars(name) <= 255;
-        const created = await probe({ route: 'users', method: 'POST', path: '/v1/users', body: stringify({ userName: name }), expected: ok ? [201] : [400] }, guard);
+        const created = await probe(
+          { route: 'users', method: 'POST', path: '/v1/users', body: stringify({ userName: name }), expected: ok ? [201] : [400] },
+          guard,
+        );
         if (!ok) return;
         expect(created.json.userName).toBe(name);
         const id = created.json.userId as string;
         const read = await probe({ route: 'user', method: 'GET', path: `/v1/users/${id}`, expected: [200] });
         expect(read.json).toEqual({ userId: id, userName: name });
         const okNew = chars(newName) <= 255;
-        await probe({ route: 'user', method: 'PATCH', path: `/v1/users/${id}`, body: stringify({ userName: newName }), expected: okNew ? [200] : [400] }, guard);
+        await probe(
+          { route: 'user', method: 'PATCH', path: `/v1/users/${id}`, body: stringify({ userName: newName }), expected: okNew ? [200] : [400] },
+          guard,
+        );
         const reread = await probe({ route: 'user', method: 'GET', path: `/v1/users/${id}`, expected: [200] });
         expect(reread.json.userName).toBe(okNew ? newName : name);
         await probe({ route: 'user', method: 'DELETE', path: `/v1/users/${id}`, expected: [204] }, guard);
@@ -41,23 +47,28 @@ describe('length limits', () => {
   test('key/value pairs: keys of 256 and values of 1000 characters are stored as sent, 257 and 1001 refused', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(sizedFrom([1, 255, 256, 257], GOOD_UNITS), sizedFrom([0, 999, 1000, 1001], GOOD_UNITS), sizedFrom([1, 1000, 1001], GOOD_UNITS), async (keyBase, value, newValue) => {
-        // A prefix unique to this run keeps the key new (and clear of dot segments); the length stays the same.
-        const prefix = `t${(n++).toString(36)}~`;
-        const key = prefix + [...keyBase].slice(prefix.length).join('');
-        const guard = await StateGuard.begin();
-        const ok = chars(key) <= 256 && chars(value) <= 1000;
-        await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: value }), expected: ok ? [201] : [400] }, guard);
-        if (!ok) return;
-        const path = `/v1/map/${enc(key)}`;
-        expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: value });
-        await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: 'again' }), expected: [409] }, guard);
-        const okNew = chars(newValue) <= 1000;
-        await probe({ route: 'map', method: 'PATCH', path: '/v1/map', body: stringify({ [key]: newValue }), expected: okNew ? [200] : [400] }, guard);
-        expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: okNew ? newValue : value });
-        await probe({ route: 'mapKey', method: 'DELETE', path, expected: [204] }, guard);
-        await probe({ route: 'mapKey', method: 'GET', path, expected: [404] });
-      }),
+      fc.asyncProperty(
+        sizedFrom([1, 255, 256, 257], GOOD_UNITS),
+        sizedFrom([0, 999, 1000, 1001], GOOD_UNITS),
+        sizedFrom([1, 1000, 1001], GOOD_UNITS),
+        async (keyBase, value, newValue) => {
+          // A prefix unique to this run keeps the key new (and clear of dot segments); the length stays the same.
+          const prefix = `t${(n++).toString(36)}~`;
+          const key = prefix + [...keyBase].slice(prefix.length).join('');
+          const guard = await StateGuard.begin();
+          const ok = chars(key) <= 256 && chars(value) <= 1000;
+          await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: value }), expected: ok ? [201] : [400] }, guard);
+          if (!ok) return;
+          const path = `/v1/map/${enc(key)}`;
+          expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: value });
+          await probe({ route: 'map', method: 'POST', path: '/v1/map', body: stringify({ [key]: 'again' }), expected: [409] }, guard);
+          const okNew = chars(newValue) <= 1000;
+          await probe({ route: 'map', method: 'PATCH', path: '/v1/map', body: stringify({ [key]: newValue }), expected: okNew ? [200] : [400] }, guard);
+          expect((await probe({ route: 'mapKey', method: 'GET', path, expected: [200] })).json).toEqual({ [key]: okNew ? newValue : value });
+          await probe({ route: 'mapKey', method: 'DELETE', path, expected: [204] }, guard);
+          await probe({ route: 'mapKey', method: 'GET', path, expected: [404] });
+        },
+      ),
       { numRuns: RUNS },
     );
     await expectAlive();
@@ -66,21 +77,38 @@ describe('length limits', () => {
   test('whitelist entries: ids and names of up to 255 characters are stored as sent and deletable by ids', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(sizedFrom([1, 100, 255, 256], GOOD_UNITS), sizedFrom([1, 255, 256], GOOD_UNITS), fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (idBase, name, number) => {
-        const prefix = `w${(n++).toString(36)}~`;
-        const id = prefix + [...idBase].slice(prefix.length).join('');
-        const tag: Tag = { id, tagType: 'EVCCID', number, name, userid: seedUsers[1]!, priority: 'NORMAL' };
-        const guard = await StateGuard.begin();
-        // The spec sets no length for ids and names; up to 255 characters must be fine, beyond that it may refuse.
-        const ok = chars(id) <= 255 && chars(name) <= 255;
-        const res = await probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [tag] }), expected: ok ? [200] : [200, 400] }, guard);
-        if (res.status !== 200) return;
-        const tags = (await probe({ route: 'whitelist', method: 'GET', path: '/v1/whitelist?type=local', expected: [200] })).json.tags as Tag[];
-        expect(tags.find((t) => t.id === id)).toEqual(tag);
-        await probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id }] }), expected: [400] }, guard);
-        await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [204] }, guard);
-        await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [404] }, guard);
-      }),
+      fc.asyncProperty(
+        sizedFrom([1, 100, 255, 256], GOOD_UNITS),
+        sizedFrom([1, 255, 256], GOOD_UNITS),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        async (idBase, name, number) => {
+          const prefix = `w${(n++).toString(36)}~`;
+          const id = prefix + [...idBase].slice(prefix.length).join('');
+          const tag: Tag = { id, tagType: 'EVCCID', number, name, userid: seedUsers[1]!, priority: 'NORMAL' };
+          const guard = await StateGuard.begin();
+          // The spec sets no length for ids and names; up to 255 characters must be fine, beyond that it may refuse.
+          const ok = chars(id) <= 255 && chars(name) <= 255;
+          const res = await probe(
+            {
+              route: 'whitelist',
+              method: 'POST',
+              path: '/v1/whitelist',
+              body: stringify({ type: 'local', command: 'add', tags: [tag] }),
+              expected: ok ? [200] : [200, 400],
+            },
+            guard,
+          );
+          if (res.status !== 200) return;
+          const tags = (await probe({ route: 'whitelist', method: 'GET', path: '/v1/whitelist?type=local', expected: [200] })).json.tags as Tag[];
+          expect(tags.find((t) => t.id === id)).toEqual(tag);
+          await probe(
+            { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id }] }), expected: [400] },
+            guard,
+          );
+          await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [204] }, guard);
+          await probe({ route: 'whitelist', method: 'DELETE', path: `/v1/whitelist?type=local&ids=${enc(id)}`, expected: [404] }, guard);
+        },
+      ),
       { numRuns: RUNS },
     );
     await expectAlive();
@@ -137,20 +165,29 @@ describe('all or nothing', () => {
       fc.stringMatching(/^missing-[a-z0-9]{4}$/).map((id): Bad => ({ command: 'edit', entry: { id }, expected: [404] })),
       fc
         .tuple(fc.constantFrom<'add' | 'edit'>('add', 'edit'), badField)
-        .map(([command, [field, value]]): Bad => ({ command, entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value }, expected: [400] })),
+        .map(([command, [field, value]]): Bad => ({
+          command,
+          entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value },
+          expected: [400],
+        })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(freshTag, { minLength: 1, maxLength: 3 }), bad, fc.nat(), fc.boolean(), async (fresh, b, at, duplicate) => {
         await ensureSeeds();
         // add: new entries plus the bad one; edit: changes to every seed plus the bad one.
-        const good: Record<string, unknown>[] =
-          b.command === 'add' ? fresh : SEED_TAG_IDS.map((id, i) => ({ id, name: `changed ${i}`, priority: 'HIGH' }));
+        const good: Record<string, unknown>[] = b.command === 'add' ? fresh : SEED_TAG_IDS.map((id, i) => ({ id, name: `changed ${i}`, priority: 'HIGH' }));
         const tags = [...good];
         tags.splice(at % (tags.length + 1), 0, b.entry);
         if (duplicate) tags.push({ ...good[0]! }); // a repeated id is a bad entry too
         const guard = await StateGuard.begin();
         const res = await probe(
-          { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: b.command, tags }), expected: duplicate ? [400, 404] : b.expected },
+          {
+            route: 'whitelist',
+            method: 'POST',
+            path: '/v1/whitelist',
+            body: stringify({ type: 'local', command: b.command, tags }),
+            expected: duplicate ? [400, 404] : b.expected,
+          },
           guard,
         );
         expect(res.status).toBeGreaterThanOrEqual(400);

@@ -6,7 +6,25 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type RouteName, ROUTES } from './fuzz/spec.js';
 import { concretePaths, expectAlive, probe, RUNS, SEED_KEYS, SEED_TAG_IDS, StateGuard, useFuzzController } from './fuzz/controller.js';
-import { anyUnit, chars, dateLike, decodeSafe, enc, GOOD_UNITS, junkBody, MAX_TARGET, objectText, pathSegment, queryParams, queryString, queryValue, rangeExpectation, rawSafe, sizedFrom, weirdString } from './fuzz/generators.js';
+import {
+  anyUnit,
+  chars,
+  dateLike,
+  decodeSafe,
+  enc,
+  GOOD_UNITS,
+  junkBody,
+  MAX_TARGET,
+  objectText,
+  pathSegment,
+  queryParams,
+  queryString,
+  queryValue,
+  rangeExpectation,
+  rawSafe,
+  sizedFrom,
+  weirdString,
+} from './fuzz/generators.js';
 
 useFuzzController();
 
@@ -18,7 +36,13 @@ describe('path segments', () => {
   test('junk user ids in GET/PATCH/DELETE /v1/users/{userId}', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(pathSegment, fc.uuid(), fc.uuid().map((u) => u.toUpperCase()), fc.uuid().map((u) => `${u}x`), fc.uuid().map((u) => u.replace(/-/g, ''))),
+        fc.oneof(
+          pathSegment,
+          fc.uuid(),
+          fc.uuid().map((u) => u.toUpperCase()),
+          fc.uuid().map((u) => `${u}x`),
+          fc.uuid().map((u) => u.replace(/-/g, '')),
+        ),
         fc.constantFrom('GET', 'PATCH', 'DELETE', 'PUT', 'POST', 'OPTIONS'),
         fc.option(fc.oneof(junkBody, objectText(fc.record({ userName: weirdString }))), { nil: undefined }),
         async (segment, method, body) => {
@@ -138,12 +162,16 @@ describe('query strings', () => {
   test('GET /v1/whitelist needs type=local exactly', async () => {
     const guard = await StateGuard.begin();
     await fc.assert(
-      fc.asyncProperty(fc.option(fc.oneof(queryValue, weirdString.map(enc)), { nil: undefined }), fc.option(queryString, { nil: undefined }), async (type, rest) => {
-        const query = [type === undefined ? '' : `type=${type}`, rest ?? ''].filter(Boolean).join('&');
-        fc.pre(query.length <= MAX_TARGET); // longer targets are refused before routing (see "regressions")
-        const expected = queryParams(query).get('type') === 'local' ? [200] : [400];
-        await probe({ route: 'whitelist', method: 'GET', path: `/v1/whitelist?${query}`, expected });
-      }),
+      fc.asyncProperty(
+        fc.option(fc.oneof(queryValue, weirdString.map(enc)), { nil: undefined }),
+        fc.option(queryString, { nil: undefined }),
+        async (type, rest) => {
+          const query = [type === undefined ? '' : `type=${type}`, rest ?? ''].filter(Boolean).join('&');
+          fc.pre(query.length <= MAX_TARGET); // longer targets are refused before routing (see "regressions")
+          const expected = queryParams(query).get('type') === 'local' ? [200] : [400];
+          await probe({ route: 'whitelist', method: 'GET', path: `/v1/whitelist?${query}`, expected });
+        },
+      ),
       { numRuns: RUNS },
     );
     await guard.end();

@@ -26,7 +26,13 @@ describe('regressions', () => {
   test('POST /v1/whitelist add with two ids that differ only in lone surrogates is refused with 400 (not a 500 from the database)', async () => {
     const guard = await StateGuard.begin();
     await probe(
-      { route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: '{"type":"local","command":"add","tags":[{"id":"\\ud800"},{"id":"\\udc00"}]}', expected: [400] },
+      {
+        route: 'whitelist',
+        method: 'POST',
+        path: '/v1/whitelist',
+        body: '{"type":"local","command":"add","tags":[{"id":"\\ud800"},{"id":"\\udc00"}]}',
+        expected: [400],
+      },
       guard,
     );
     await expectAlive();
@@ -53,7 +59,13 @@ describe('regressions', () => {
     {
       what: 'whitelist name with a lone surrogate',
       write: () =>
-        probe({ route: 'whitelist', method: 'POST', path: '/v1/whitelist', body: stringify({ type: 'local', command: 'add', tags: [{ id: 'lone-name', name: 'a\ud800' }] }), expected: [400] }),
+        probe({
+          route: 'whitelist',
+          method: 'POST',
+          path: '/v1/whitelist',
+          body: stringify({ type: 'local', command: 'add', tags: [{ id: 'lone-name', name: 'a\ud800' }] }),
+          expected: [400],
+        }),
     },
   ];
 

@@ -195,7 +195,10 @@ describe('logins under attack (issue 14 item 1)', () => {
     h.clock.increment(1);
     expect(await attempt('127.0.0.7', 'guess-again')).toBe(401); // one check again: a failure
     expect(await attempt('127.0.0.7')).toBe(401); // and it is the fifth within the minute again
-    const warnings = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+    const warnings = h.logs
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.level === 40);
     expect(warnings.map((w) => [w.address, w.msg])).toEqual([
       ['127.0.0.7', 'Logins from 127.0.0.7 refused for up to a minute: too many failures'],
       ['127.0.0.7', 'Logins from 127.0.0.7 refused for up to a minute: too many failures'],
@@ -206,9 +209,12 @@ describe('logins under attack (issue 14 item 1)', () => {
     const addresses = Array.from({ length: MAX_FAILED_LOGINS_TOTAL / MAX_FAILED_LOGINS }, (_, i) => `127.0.1.${i + 1}`);
     for (const address of addresses) for (let i = 0; i < MAX_FAILED_LOGINS; i++) expect(await attempt(address, `guess-${i}`)).toBe(401);
     expect(await attempt('127.0.2.1')).toBe(401);
-    expect(h.logs.map((l) => JSON.parse(l)).filter((l) => l.level === 40).map((l) => l.msg)).toContain(
-      'Logins from every address refused for up to a minute: too many failures (the last from 127.0.1.6)',
-    );
+    expect(
+      h.logs
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg),
+    ).toContain('Logins from every address refused for up to a minute: too many failures (the last from 127.0.1.6)');
     h.clock.increment(FAILURE_WINDOW_MS);
     expect(await attempt('127.0.2.1')).toBe(200);
   });

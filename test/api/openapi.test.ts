@@ -162,7 +162,7 @@ describe('the check of every answer against the document', () => {
 });
 
 describe('/docs: Swagger UI from the controller itself', () => {
-  test('the page, its set-up and Swagger UI\'s files are served without a session under a strict CSP; nothing comes from elsewhere', async () => {
+  test("the page, its set-up and Swagger UI's files are served without a session under a strict CSP; nothing comes from elsewhere", async () => {
     const page = await api.h.http('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

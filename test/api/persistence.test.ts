@@ -19,9 +19,7 @@ test('users, whitelist, key/value pairs and transactions survive a restart; sess
     expect([stale.status, stale.json.code]).toEqual([401, 1003]);
     const fresh = await second.login();
     expect((await second.http('GET', '/v1/users', { session: fresh })).json.users).toEqual([user]);
-    expect((await second.http('GET', '/v1/whitelist?type=local', { session: fresh })).json.tags).toEqual([
-      { id: 'P1', userid: user.userId, tagType: 'NFC' },
-    ]);
+    expect((await second.http('GET', '/v1/whitelist?type=local', { session: fresh })).json.tags).toEqual([{ id: 'P1', userid: user.userId, tagType: 'NFC' }]);
     expect((await second.http('GET', '/v1/map', { session: fresh })).json).toEqual({ durable: 'yes' });
     const summary = (await second.http('GET', '/v1/transactions/summary', { session: fresh })).json;
     expect(summary).toMatchObject({ transactionCount: 1, totalConsumption: 1234 });

@@ -267,8 +267,15 @@ describe('POST and PATCH /v1/settings', () => {
         body: {
           params:
             i % 3 === 2
-              ? [{ key: 'MaxCurrent', value: 6 + i }, { key: 'AuthTimeout', value: 1 }] // refused: AuthTimeout out of range
-              : [{ key: 'MaxCurrent', value: 6 + i }, { key: 'AuthTimeout', value: 100 + i }, { key: 'PhaseCurrentLimits', value: [40 + i, 40 + i, 40 + i] }],
+              ? [
+                  { key: 'MaxCurrent', value: 6 + i },
+                  { key: 'AuthTimeout', value: 1 },
+                ] // refused: AuthTimeout out of range
+              : [
+                  { key: 'MaxCurrent', value: 6 + i },
+                  { key: 'AuthTimeout', value: 100 + i },
+                  { key: 'PhaseCurrentLimits', value: [40 + i, 40 + i, 40 + i] },
+                ],
         },
       }),
     );
@@ -312,8 +319,17 @@ describe('POST and PATCH /v1/settings', () => {
 
 describe('reboot, persistence and the app endpoints', () => {
   it('a change that needs a reboot sets reboot_required until the restart; values survive it', async () => {
-    const res = await set('operator', [{ key: 'LanMode', value: 1 }, { key: 'Language', value: 1 }]);
-    expect(res.json).toEqual({ params: [{ key: 'LanMode', success: true }, { key: 'Language', success: true }], reboot_required: true });
+    const res = await set('operator', [
+      { key: 'LanMode', value: 1 },
+      { key: 'Language', value: 1 },
+    ]);
+    expect(res.json).toEqual({
+      params: [
+        { key: 'LanMode', success: true },
+        { key: 'Language', success: true },
+      ],
+      reboot_required: true,
+    });
     expect((await as('operator', 'GET', '/v1/settings')).json.result.reboot_required).toBe(true);
     expect((await as('operator', 'GET', '/v1/settings')).json.ChargePointInfo.languages.find((l: any) => l.active).key).toBe('de');
 
@@ -325,7 +341,10 @@ describe('reboot, persistence and the app endpoints', () => {
     expect(after.result.reboot_required).toBe(false);
     expect(fieldsOf(after).find((f) => f.key === 'LanMode').value).toEqual({ value: 1, label: 'Statisch' }); // in German now
     expect(after.ChargePointInfo.languages.find((l: any) => l.active).key).toBe('de');
-    await set('operator', [{ key: 'LanMode', value: 0 }, { key: 'Language', value: 0 }]);
+    await set('operator', [
+      { key: 'LanMode', value: 0 },
+      { key: 'Language', value: 0 },
+    ]);
   });
 
   it('/v1/app_settings is the same shape limited to the app fields', async () => {
@@ -369,7 +388,10 @@ describe('reboot, persistence and the app endpoints', () => {
     expect((await as('operator', 'GET', '/v1/app_dashboard')).json.settings_changed).toBe(false);
 
     // While charging the live fields follow the charge point.
-    await set('operator', [{ key: 'FreeCharging', value: 1 }, { key: 'AuthTimeout', value: 30 }]);
+    await set('operator', [
+      { key: 'FreeCharging', value: 1 },
+      { key: 'AuthTimeout', value: 30 },
+    ]);
     await h.sim('plug');
     await h.sim('charge');
     await h.step(2000);

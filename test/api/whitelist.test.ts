@@ -129,7 +129,11 @@ test('DELETE by the deprecated body form', async () => {
   const res = await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'a' }] });
   expect(res.status).toBe(204);
   expect(await list()).toEqual([{ id: 'b' }]);
-  for (const body of [{ command: 'delete', tags: [{ id: 'b' }] }, { type: 'local', tags: [{ id: 'b' }] }, { type: 'local', command: 'delete' }]) {
+  for (const body of [
+    { command: 'delete', tags: [{ id: 'b' }] },
+    { type: 'local', tags: [{ id: 'b' }] },
+    { type: 'local', command: 'delete' },
+  ]) {
     expect((await call('DELETE', '/v1/whitelist', body)).status).toBe(400);
   }
   expect((await call('DELETE', '/v1/whitelist', { type: 'local', command: 'delete', tags: [{ id: 'nope' }] })).status).toBe(404);

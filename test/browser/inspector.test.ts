@@ -64,8 +64,7 @@ async function highlighted(actor: string, state: string): Promise<void> {
   );
 }
 
-const activeStates = (actor: string) =>
-  page.$$eval(`section[data-actor="${actor}"] svg g.active`, (gs) => gs.map((g) => g.id).sort());
+const activeStates = (actor: string) => page.$$eval(`section[data-actor="${actor}"] svg g.active`, (gs) => gs.map((g) => g.id).sort());
 
 test('log in on the page, plug in, present a tag: the highlighted states follow the charge cycle', async () => {
   await page.goto(`${h.controller.url}/inspect`);

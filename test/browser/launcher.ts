@@ -36,7 +36,12 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = Date.now() - (await stat(UNPACK_LOCK).then((s) => s.mtimeMs, () => Date.now()));
+      const age =
+        Date.now() -
+        (await stat(UNPACK_LOCK).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
       if (age > LOCK_STALE_MS) await rm(UNPACK_LOCK, { recursive: true, force: true });
       else await new Promise((r) => setTimeout(r, 100));
     }
@@ -56,9 +61,13 @@ async function withLock<T>(work: () => Promise<T>): Promise<T> {
  */
 export function unpackedFiles(): string[] {
   const tar = brotliDecompressSync(readFileSync(packageFile('@sparticuz/chromium', 'bin/swiftshader.tar.br')));
-  const field = (at: number, length: number) => tar.toString('latin1', at, at + length).replace(/\0.*$/s, '').trim();
+  const field = (at: number, length: number) =>
+    tar
+      .toString('latin1', at, at + length)
+      .replace(/\0.*$/s, '')
+      .trim();
   const names = ['chromium'];
-  for (let at = 0; at + 512 <= tar.length; ) {
+  for (let at = 0; at + 512 <= tar.length;) {
     const name = field(at, 100);
     if (!name) break;
     names.push(name);

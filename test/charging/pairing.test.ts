@@ -97,6 +97,10 @@ describe('pairing mode', () => {
 
   it('together these tests took every pairing transition', () => {
     const done = taken.get('pairing') ?? new Set();
-    expect(transitionTable(pairingMachine).filter((r) => !done.has(r.key)).map((r) => r.key)).toEqual([]);
+    expect(
+      transitionTable(pairingMachine)
+        .filter((r) => !done.has(r.key))
+        .map((r) => r.key),
+    ).toEqual([]);
   });
 });

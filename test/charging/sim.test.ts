@@ -85,8 +85,11 @@ describe('npm run sim', () => {
   /** Asynchronous: spawnSync would block this process's event loop, and with it the controller under test. */
   const runAsync = (...args: string[]) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [SIM, ...args], { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } }, (err, stdout, stderr) =>
-        resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [SIM, ...args],
+        { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } },
+        (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
 

@@ -185,8 +185,12 @@ describe('graceful stop', () => {
     expect(plant.contactor.commanded()).toBe(false);
     const text = await c.h.controller.metrics.text();
     const sample = (series: string) => text.split('\n').find((l) => l.startsWith(`${series} `));
-    expect(sample('safety_reaction_seconds_count{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_seconds_count{reaction="contactor_open_on_pause"} 1');
-    expect(sample('safety_reaction_max_seconds{reaction="contactor_open_on_pause"}')).toBe('safety_reaction_max_seconds{reaction="contactor_open_on_pause"} 0.01');
+    expect(sample('safety_reaction_seconds_count{reaction="contactor_open_on_pause"}')).toBe(
+      'safety_reaction_seconds_count{reaction="contactor_open_on_pause"} 1',
+    );
+    expect(sample('safety_reaction_max_seconds{reaction="contactor_open_on_pause"}')).toBe(
+      'safety_reaction_max_seconds{reaction="contactor_open_on_pause"} 0.01',
+    );
   });
 });
 
@@ -245,7 +249,12 @@ describe('the state the core sends', () => {
     await c.step(5 * POLL_INTERVAL_MS);
     const { plant } = await c.view();
     expect(plant.energyWh).toBeGreaterThan(10);
-    expect(c.h.controller.charging.coreState()?.meter).toEqual({ energyWh: Math.round(plant.energyWh), powerW: Math.round(plant.powerW), currentsA: plant.currentsA, voltagesV: plant.currentsA.map(() => 230) });
+    expect(c.h.controller.charging.coreState()?.meter).toEqual({
+      energyWh: Math.round(plant.energyWh),
+      powerW: Math.round(plant.powerW),
+      currentsA: plant.currentsA,
+      voltagesV: plant.currentsA.map(() => 230),
+    });
   });
 });
 

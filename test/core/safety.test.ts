@@ -37,7 +37,10 @@ describe('safety monitor', () => {
   });
 
   test('C and D with ventilation ask for nothing; a glitch back to C before the opening cancels the reason', () => {
-    for (const [level, ventilation] of [['c', false], ['d', true]] as const) {
+    for (const [level, ventilation] of [
+      ['c', false],
+      ['d', true],
+    ] as const) {
       const { m, reports, charging } = monitor();
       charging();
       m.pilot(level, 100, ventilation);

@@ -111,7 +111,7 @@ describe('the controller with its core in the worker thread', () => {
     expect([bad.status, bad.json]).toEqual([400, FAILED]);
   });
 
-  it('the inspector shows the core\'s charge cycle, live, through the thread boundary', async () => {
+  it("the inspector shows the core's charge cycle, live, through the thread boundary", async () => {
     await controller.accounts.set('engineer', 'installer', 'engineer-secret-1');
     const { json } = await httpRequest(controller.port, 'GET', '/v1/login');
     const session = (
@@ -200,7 +200,13 @@ describe('fail-safe: a thread that stops answering ends the process', () => {
     c.child.stdin!.write(`stall-main ${LIVENESS_TIMEOUT_MS * 3}\n`);
     const { code, signal } = await c.exited;
     expect([code, signal]).toEqual([null, 'SIGKILL']);
-    const line = JSON.parse(c.stderr.join('').trim().split('\n').find((l) => l.includes('main thread sent nothing'))!);
+    const line = JSON.parse(
+      c.stderr
+        .join('')
+        .trim()
+        .split('\n')
+        .find((l) => l.includes('main thread sent nothing'))!,
+    );
     expect(line).toMatchObject({ level: 60, outputs: { contactorClosed: false, pwmDuty: null, cableLocked: false } });
   });
 
@@ -210,7 +216,10 @@ describe('fail-safe: a thread that stops answering ends the process', () => {
     c.child.stdin!.write(`stall-core ${LIVENESS_TIMEOUT_MS * 3}\n`);
     const { code } = await c.exited;
     expect(code).toBe(CORE_LOST_EXIT_CODE);
-    const fatal = c.stdout.join('').split('\n').find((l) => l.includes('charge-point core is lost'))!;
+    const fatal = c.stdout
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('charge-point core is lost'))!;
     expect(JSON.parse(fatal)).toMatchObject({ level: 60, reason: expect.stringMatching(/sent nothing for \d+ ms/) });
   });
 
@@ -219,7 +228,10 @@ describe('fail-safe: a thread that stops answering ends the process', () => {
     c.child.stdin!.write('end-core\n');
     const { code } = await c.exited;
     expect(code).toBe(CORE_LOST_EXIT_CODE);
-    const fatal = c.stdout.join('').split('\n').find((l) => l.includes('charge-point core is lost'))!;
+    const fatal = c.stdout
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('charge-point core is lost'))!;
     expect(JSON.parse(fatal)).toMatchObject({ level: 60, reason: expect.stringMatching(/thread ended/) });
   });
 

@@ -36,11 +36,13 @@ test('writes queued while one commits share the next commit; each is answered on
   const queue = createWriteQueue(d.db, { afterCommit: () => commits++, now: () => 0 });
   const answered: string[] = [];
   const writes = ['a', 'b', 'c', 'd', 'e'].map((key) =>
-    queue.write((tx) => tx.insert(keyValues).values({ key, value: key.toUpperCase() })).then(async () => {
-      // Answered: a second connection already reads it.
-      expect((await d.stored())[key]).toBe(key.toUpperCase());
-      answered.push(key);
-    }),
+    queue
+      .write((tx) => tx.insert(keyValues).values({ key, value: key.toUpperCase() }))
+      .then(async () => {
+        // Answered: a second connection already reads it.
+        expect((await d.stored())[key]).toBe(key.toUpperCase());
+        answered.push(key);
+      }),
   );
   await Promise.all(writes);
   expect(commits).toBe(1);
@@ -63,7 +65,10 @@ test('a write that throws rolls back only its own changes and gets its own error
   });
   const third = queue.write(async (tx) => {
     const [row] = await tx.select().from(keyValues).where(eq(keyValues.key, 'n'));
-    await tx.update(keyValues).set({ value: String(Number(row!.value) + 1) }).where(eq(keyValues.key, 'n'));
+    await tx
+      .update(keyValues)
+      .set({ value: String(Number(row!.value) + 1) })
+      .where(eq(keyValues.key, 'n'));
     return row!.value;
   });
   await expect(first).resolves.toBeDefined();
@@ -136,7 +141,10 @@ test('each connection prepares a statement once and reuses it, also after it fai
   expect(() => insert.run(['a', 'again'])).toThrow(/UNIQUE/);
   insert.run(['b', 'B']);
   const select = connection.prepare('SELECT key, value FROM key_values WHERE key >= ? ORDER BY key');
-  expect(select.all(['a'])).toEqual([{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }]);
+  expect(select.all(['a'])).toEqual([
+    { key: 'a', value: 'A' },
+    { key: 'b', value: 'B' },
+  ]);
   expect(select.all(['b'])).toEqual([{ key: 'b', value: 'B' }]);
   for (let i = 0; i < STATEMENT_CACHE_SIZE - 2; i++) connection.prepare(`SELECT ${i}`);
   connection.prepare('SELECT key, value FROM key_values WHERE key >= ? ORDER BY key'); // used again: kept longer

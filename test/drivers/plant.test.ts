@@ -98,7 +98,8 @@ describe('simulated plant: vehicle and pilot', () => {
 
   test('EV maximum current is validated (0..80 A)', () => {
     const { plant } = createSimulatedHardware({ now });
-    for (const bad of [-1, 80.5, Number.NaN, Number.POSITIVE_INFINITY, '16' as unknown as number]) expect(() => plant.setEvMaxCurrent(bad)).toThrow(/0 to 80 A/);
+    for (const bad of [-1, 80.5, Number.NaN, Number.POSITIVE_INFINITY, '16' as unknown as number])
+      expect(() => plant.setEvMaxCurrent(bad)).toThrow(/0 to 80 A/);
     plant.setEvMaxCurrent(0);
     plant.setEvMaxCurrent(80);
     expect(plant.state().evMaxCurrentA).toBe(80);

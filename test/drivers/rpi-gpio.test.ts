@@ -298,7 +298,9 @@ describe('Raspberry Pi hardware assembly', () => {
 
   test('a pin assigned twice is refused before any pin is opened', () => {
     const f = fakePigpio();
-    expect(() => createRpiHardware(f.module, { pins: { ...DEFAULT_RPI_PINS, buzzer: 17 }, meter: meter() })).toThrow(/GPIO 17 is assigned twice: contactor and buzzer/);
+    expect(() => createRpiHardware(f.module, { pins: { ...DEFAULT_RPI_PINS, buzzer: 17 }, meter: meter() })).toThrow(
+      /GPIO 17 is assigned twice: contactor and buzzer/,
+    );
     expect(() => createRpiHardware(f.module, { pins: { ...DEFAULT_RPI_PINS, lockFeedback: 5 }, meter: meter() })).toThrow(/GPIO 5/);
     expect(f.pins.size).toBe(0);
   });

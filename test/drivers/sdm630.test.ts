@@ -85,7 +85,11 @@ describe('SDM630 over Modbus RTU (serialport MockBinding)', () => {
     const { port, meter, driver } = setup({ address: 3 });
     expect(await driver.read()).toEqual({ energyWh: 1234500, powerW: 7500.5, currentsA: [16.5, 16.25, 0], voltagesV: [231.5, 229.5, 230] });
     expect(port.isOpen).toBe(true); // opened by the first read
-    expect(meter.requests).toEqual([readInputRegistersRequest(3, 0x0000, 12), readInputRegistersRequest(3, 0x0034, 2), readInputRegistersRequest(3, 0x0156, 2)]);
+    expect(meter.requests).toEqual([
+      readInputRegistersRequest(3, 0x0000, 12),
+      readInputRegistersRequest(3, 0x0034, 2),
+      readInputRegistersRequest(3, 0x0156, 2),
+    ]);
     await driver.close();
     expect(port.isOpen).toBe(false);
   });

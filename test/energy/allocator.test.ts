@@ -30,11 +30,15 @@ const input: fc.Arbitrary<AllocatorInput> = fc.record({
   supplyA: fc.tuple(fc.integer({ min: 6, max: 80 }), fc.integer({ min: 6, max: 80 }), fc.integer({ min: 6, max: 80 })),
   ocpp: fc.option(fc.record({ amps: fc.option(amps) }, { requiredKeys: ['amps'] })),
   mqttA: fc.option(amps),
-  gridOperator: fc.option(fc.record({ value: fc.option(fc.double({ min: 0, max: 30_000, noNaN: true })), at: age(ENERGY_DEFAULTS.gridOperatorMaxAgeMs).map((a) => NOW - a) })),
+  gridOperator: fc.option(
+    fc.record({ value: fc.option(fc.double({ min: 0, max: 30_000, noNaN: true })), at: age(ENERGY_DEFAULTS.gridOperatorMaxAgeMs).map((a) => NOW - a) }),
+  ),
   site: fc.option(fc.record({ value: fc.tuple(amps, amps, amps), at: age(ENERGY_DEFAULTS.siteMaxAgeMs).map((a) => NOW - a) })),
   solar: fc.record({
     mode: fc.constantFrom('fast' as const, 'solar' as const, 'minSolar' as const),
-    surplusW: fc.option(fc.record({ value: fc.double({ min: -5_000, max: 25_000, noNaN: true }), at: age(ENERGY_DEFAULTS.surplusMaxAgeMs).map((a) => NOW - a) })),
+    surplusW: fc.option(
+      fc.record({ value: fc.double({ min: -5_000, max: 25_000, noNaN: true }), at: age(ENERGY_DEFAULTS.surplusMaxAgeMs).map((a) => NOW - a) }),
+    ),
     run: fc.boolean(),
   }),
   schedule: fc.option(fc.record({ allowed: fc.boolean() })),
@@ -124,9 +128,12 @@ describe('allocator invariants (fast-check)', () => {
   });
 
   test('deterministic: the same input gives the same allocation', () => {
-    fc.assert(fc.property(input, (i) => {
+    fc.assert(
+      fc.property(input, (i) => {
         expect(allocate(structuredClone(i))).toEqual(allocate(i));
-      }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('a higher limit never lowers the allocation (the lowest wins, nothing else)', () => {
@@ -171,7 +178,10 @@ describe('allocator examples', () => {
 
   test('Solar paused by the start/stop logic; Min + Solar keeps 6 A without sun', () => {
     expect(allocate({ ...base, solar: { mode: 'solar', surplusW: { value: 6_210, at: NOW }, run: false } })).toMatchObject({ currentA: 0, reason: 'solar' });
-    expect(allocate({ ...base, solar: { mode: 'minSolar', surplusW: { value: -2_000, at: NOW }, run: false } })).toMatchObject({ currentA: 6, reason: 'solar' });
+    expect(allocate({ ...base, solar: { mode: 'minSolar', surplusW: { value: -2_000, at: NOW }, run: false } })).toMatchObject({
+      currentA: 6,
+      reason: 'solar',
+    });
   });
 
   test('the grid operator failsafe: 4.2 kW while the heartbeat is missing (6 A on three phases)', () => {
@@ -199,7 +209,12 @@ describe('allocator examples', () => {
   });
 
   test('one phase uses L1 only: the supply limit of L1, the current on L1', () => {
-    const a = allocate({ ...base, phases: { actual: 1, wired: 3, switchable: true, forced: null }, supplyA: [10, 40, 40], previous: { currentA: 10, phases: 1 } });
+    const a = allocate({
+      ...base,
+      phases: { actual: 1, wired: 3, switchable: true, forced: null },
+      supplyA: [10, 40, 40],
+      previous: { currentA: 10, phases: 1 },
+    });
     expect(a).toMatchObject({ currentA: 10, perLineA: [10, 0, 0], reason: 'supply' });
   });
 

@@ -42,7 +42,11 @@ const site: fc.Arbitrary<SiteInput> = fc.integer({ min: SITE_MIN_CHARGERS, max: 
     limitA: fc.tuple(fc.integer({ min: 16, max: 250 }), fc.integer({ min: 16, max: 250 }), fc.integer({ min: 16, max: 250 })),
     gridA: fc.option(
       fc.record({
-        value: fc.tuple(fc.double({ min: 0, max: 300, noNaN: true }), fc.double({ min: 0, max: 300, noNaN: true }), fc.double({ min: 0, max: 300, noNaN: true })),
+        value: fc.tuple(
+          fc.double({ min: 0, max: 300, noNaN: true }),
+          fc.double({ min: 0, max: 300, noNaN: true }),
+          fc.double({ min: 0, max: 300, noNaN: true }),
+        ),
         at: fc.integer({ min: NOW - 60_000, max: NOW }),
       }),
     ),
@@ -109,7 +113,10 @@ describe('site share invariants (fast-check, 2 to 16 chargers)', () => {
   });
 
   test('a higher share is applied only after it was computed for the raise delay, and never above what was computed meanwhile; a lower one at once', () => {
-    const steps = fc.array(fc.record({ dt: fc.integer({ min: 0, max: 5_000 }), computed: fc.double({ min: 0, max: 32, noNaN: true }) }), { minLength: 1, maxLength: 60 });
+    const steps = fc.array(fc.record({ dt: fc.integer({ min: 0, max: 5_000 }), computed: fc.double({ min: 0, max: 32, noNaN: true }) }), {
+      minLength: 1,
+      maxLength: 60,
+    });
     fc.assert(
       fc.property(steps, (seq) => {
         let applied: AppliedShare = { amps: 0, pending: null };
@@ -148,14 +155,25 @@ const charger = (id: string, more: Partial<PeerRecord> = {}): PeerRecord => ({
 describe('site share examples', () => {
   test('two chargers on 25 A share it: 12.5 A each; a third waits, paused (first come)', () => {
     const two = allocateSite({ now: NOW, limitA: [25, 25, 25], gridA: null, peers: [charger('a', { arrivedAt: 1 }), charger('b', { arrivedAt: 2 })] });
-    expect([...two.shares]).toEqual([['a', 12.5], ['b', 12.5]]);
-    const three = allocateSite({ now: NOW, limitA: [16, 16, 16], gridA: null, peers: [charger('a', { arrivedAt: 1 }), charger('b', { arrivedAt: 2 }), charger('c', { arrivedAt: 3 })] });
+    expect([...two.shares]).toEqual([
+      ['a', 12.5],
+      ['b', 12.5],
+    ]);
+    const three = allocateSite({
+      now: NOW,
+      limitA: [16, 16, 16],
+      gridA: null,
+      peers: [charger('a', { arrivedAt: 1 }), charger('b', { arrivedAt: 2 }), charger('c', { arrivedAt: 3 })],
+    });
     expect(Object.fromEntries(three.shares)).toEqual({ a: 8, b: 8, c: 0 });
   });
 
   test('priority before arrival; in order fills the first to its demand', () => {
     const peers = [charger('a', { arrivedAt: 1 }), charger('b', { arrivedAt: 2, priority: 1 })];
-    expect(Object.fromEntries(allocateSite({ now: NOW, limitA: [20, 20, 20], gridA: null, peers }, { ...SITE_DEFAULTS, fairness: 'inOrder' }).shares)).toEqual({ a: 6, b: 14 });
+    expect(Object.fromEntries(allocateSite({ now: NOW, limitA: [20, 20, 20], gridA: null, peers }, { ...SITE_DEFAULTS, fairness: 'inOrder' }).shares)).toEqual({
+      a: 6,
+      b: 14,
+    });
     expect(Object.fromEntries(allocateSite({ now: NOW, limitA: [10, 10, 10], gridA: null, peers }).shares)).toEqual({ a: 0, b: 10 });
   });
 
@@ -189,7 +207,12 @@ describe('site share examples', () => {
     const lost = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a', { demandA: 32 }), at(1_000, true)] });
     expect(lost.reservedA).toEqual([16, 16, 16]);
     expect(Object.fromEntries(lost.shares)).toEqual({ a: 16, b: 0 });
-    const dropped = allocateSite({ now: NOW, limitA: [32, 32, 32], gridA: null, peers: [charger('a', { demandA: 32 }), at(params.lostMs + params.reserveMs, true)] });
+    const dropped = allocateSite({
+      now: NOW,
+      limitA: [32, 32, 32],
+      gridA: null,
+      peers: [charger('a', { demandA: 32 }), at(params.lostMs + params.reserveMs, true)],
+    });
     expect(Object.fromEntries(dropped.shares)).toEqual({ a: 32, b: 0 });
   });
 

@@ -219,7 +219,10 @@ describe('charge cycle machine: boundaries, tags in every state, faults one by o
     // A new tag starts a new transaction with the vehicle still connected (it goes on in C at 0 A: paused by the EVSE).
     m.tag('BB');
     expect([m.ocpp(), m.has('locked'), m.has('contactor')]).toEqual(['suspendedevse', true, false]);
-    expect(m.authorizations).toEqual([{ tagId: 'AA', userId: 'user-of-AA' }, { tagId: 'BB', userId: 'user-of-BB' }]);
+    expect(m.authorizations).toEqual([
+      { tagId: 'AA', userId: 'user-of-AA' },
+      { tagId: 'BB', userId: 'user-of-BB' },
+    ]);
   });
 
   it('a commanded stop while pausing or charging goes through stopping with its reason; before load it finishes at once', () => {

@@ -39,15 +39,17 @@ test.each(Object.entries(MODULES))('%s loads', async (_file, load) => {
 test("each actor's chart is named after its machine: docs/charts/<file>.svg and the inspector's list", async () => {
   const { chartedMachines } = await import('../../services/machine-charts.js');
   const charts = chartedMachines().map((c) => [c.systemId, c.id, c.file]);
-  expect(charts).toEqual(expect.arrayContaining([
-    ['controller', 'controller', 'controller'],
-    ['session', 'session', 'session'],
-    ['pairing', 'pairing', 'pairing'],
-    ['nfcLink', 'nfcLink', 'nfc-link'],
-    ['mqtt', 'mqtt', 'mqtt'],
-    ['backendLink', 'backendLink', 'backend-link'],
-    ['core', 'chargePointCore', 'charge-point-core'],
-    ['chargeCycle', 'chargeCycle', 'charge-cycle'],
-  ]));
+  expect(charts).toEqual(
+    expect.arrayContaining([
+      ['controller', 'controller', 'controller'],
+      ['session', 'session', 'session'],
+      ['pairing', 'pairing', 'pairing'],
+      ['nfcLink', 'nfcLink', 'nfc-link'],
+      ['mqtt', 'mqtt', 'mqtt'],
+      ['backendLink', 'backendLink', 'backend-link'],
+      ['core', 'chargePointCore', 'charge-point-core'],
+      ['chargeCycle', 'chargeCycle', 'charge-cycle'],
+    ]),
+  );
   for (const [, , file] of charts) expect(existsSync(join(import.meta.dirname, '..', '..', 'docs', 'charts', `${file}.svg`)), file).toBe(true);
 });

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { initialType4State, MAX_NDEF_MESSAGE, MLC, NDEF_FILE_SIZE, processApdu, withMessage, type Type4Result, type Type4State } from '../../machines/type4-tag.js';
+import {
+  initialType4State,
+  MAX_NDEF_MESSAGE,
+  MLC,
+  NDEF_FILE_SIZE,
+  processApdu,
+  withMessage,
+  type Type4Result,
+  type Type4State,
+} from '../../machines/type4-tag.js';
 import { Type4TagSpec } from '../model/invariants/type4-tag.js';
 
 /**

@@ -42,10 +42,13 @@ export const shortestTimer =
     return timers.length ? [{ type: timers[0]! }] : [];
   };
 
-export const stepName = (e: EventObject): string =>
-  e.type.startsWith('xstate.after.') ? `after ${e.type.split('.')[2]}` : JSON.stringify(e);
+export const stepName = (e: EventObject): string => (e.type.startsWith('xstate.after.') ? `after ${e.type.split('.')[2]}` : JSON.stringify(e));
 
-export const pathName = (p: ModelPath<EventObject>): string => p.steps.slice(1).map((s) => stepName(s.event)).join(' → ') || '(initial)';
+export const pathName = (p: ModelPath<EventObject>): string =>
+  p.steps
+    .slice(1)
+    .map((s) => stepName(s.event))
+    .join(' → ') || '(initial)';
 
 /**
  * Runs a path on a real actor: `machine` (with the plant's effects provided), `id` for the coverage recorder. `step`

@@ -75,7 +75,7 @@ const broken = chosenBreak(BREAKS);
 interface Gate<T> {
   waiting: Array<(value: T) => void>;
 }
-const take = async <T,>(c: Charger, gate: Gate<T>, what: string) => (await until(c, () => gate.waiting.shift(), what))!;
+const take = async <T>(c: Charger, gate: Gate<T>, what: string) => (await until(c, () => gate.waiting.shift(), what))!;
 
 interface World {
   clock: ManualClock;
@@ -164,37 +164,45 @@ const describeEvent = (e: BackendLinkEvent) =>
         : e.type;
 
 describe(`backend link, ${paths.length} generated paths${broken ? ` against broken: ${broken}` : ''}`, () => {
-  it.each(paths.map((p) => [p.steps.slice(1).map((s) => describeEvent(s.event as BackendLinkEvent)).join(' → ') || '(initial)', p] as const))(
-    '%s',
-    async (_name, path) => {
-      const w = await startWorld();
-      try {
-        let model = path.steps[0]!.state as BackendLinkSnapshot;
-        for (const [i, step] of path.steps.slice(1).entries()) {
-          const event = step.event as BackendLinkEvent;
-          const [next] = transition(backendLinkMachine, model, event);
-          await execute(w, model, event);
-          model = next;
-          const at = `step ${i + 1}: ${describeEvent(event)}`;
-          if (w.c) {
-            const want = JSON.stringify(model.value);
-            await until(w.c, () => JSON.stringify(w.c!.h.controller.backend.state()) === want, `${at}: the link in ${want}`).catch(() => undefined);
-            expect({ at, state: w.c.h.controller.backend.state() }).toEqual({ at, state: model.value });
-          }
+  it.each(
+    paths.map(
+      (p) =>
+        [
+          p.steps
+            .slice(1)
+            .map((s) => describeEvent(s.event as BackendLinkEvent))
+            .join(' → ') || '(initial)',
+          p,
+        ] as const,
+    ),
+  )('%s', async (_name, path) => {
+    const w = await startWorld();
+    try {
+      let model = path.steps[0]!.state as BackendLinkSnapshot;
+      for (const [i, step] of path.steps.slice(1).entries()) {
+        const event = step.event as BackendLinkEvent;
+        const [next] = transition(backendLinkMachine, model, event);
+        await execute(w, model, event);
+        model = next;
+        const at = `step ${i + 1}: ${describeEvent(event)}`;
+        if (w.c) {
+          const want = JSON.stringify(model.value);
+          await until(w.c, () => JSON.stringify(w.c!.h.controller.backend.state()) === want, `${at}: the link in ${want}`).catch(() => undefined);
+          expect({ at, state: w.c.h.controller.backend.state() }).toEqual({ at, state: model.value });
         }
-        expect(w.csms.invalid).toEqual([]);
-        // Nothing but BootNotification before it was accepted.
-        const first = w.csms.frames.findIndex((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] !== 'BootNotification');
-        if (first >= 0)
-          expect(w.csms.frames.slice(0, first).every((f) => f.message[0] !== 2 || f.message[2] === 'BootNotification' || f.direction === 'out')).toBe(true);
-      } finally {
-        for (const gate of [w.admit.waiting, w.boot.waiting]) gate.splice(0).forEach((release: (v: never) => void) => release(false as never));
-        await w.c?.h.stop();
-        await w.csms.close();
-        await rm(w.dataDir, { recursive: true, force: true });
       }
-    },
-  );
+      expect(w.csms.invalid).toEqual([]);
+      // Nothing but BootNotification before it was accepted.
+      const first = w.csms.frames.findIndex((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] !== 'BootNotification');
+      if (first >= 0)
+        expect(w.csms.frames.slice(0, first).every((f) => f.message[0] !== 2 || f.message[2] === 'BootNotification' || f.direction === 'out')).toBe(true);
+    } finally {
+      for (const gate of [w.admit.waiting, w.boot.waiting]) gate.splice(0).forEach((release: (v: never) => void) => release(false as never));
+      await w.c?.h.stop();
+      await w.csms.close();
+      await rm(w.dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 afterAll(() => {

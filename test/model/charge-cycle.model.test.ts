@@ -314,7 +314,13 @@ describe(`charge cycle alone against the oracle, ${candidates.length} paths`, ()
         }
         broken.push(spec.step(inputOf(step.event), from, observe(feedback)));
       }
-      if (broken.some((b) => b.length > 0)) failures.push(`${describePath(path)}: ${broken.map((b, i) => b.map((r) => `step ${i}: ${r}`)).flat().join('; ')}`);
+      if (broken.some((b) => b.length > 0))
+        failures.push(
+          `${describePath(path)}: ${broken
+            .map((b, i) => b.map((r) => `step ${i}: ${r}`))
+            .flat()
+            .join('; ')}`,
+        );
     }
     expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths break an invariant`).toEqual([]);
   });

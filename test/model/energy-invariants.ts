@@ -39,7 +39,8 @@ export class PhaseSwitchSpec {
     const broken: string[] = [];
     this.opens++;
     if (!pauseOffered) broken.push('main contactor opened by the phase switch while current was offered');
-    if (this.opens > this.bounds.maxPerSession) broken.push(`${this.opens} main contactor openings for phase switching in one session (at most ${this.bounds.maxPerSession})`);
+    if (this.opens > this.bounds.maxPerSession)
+      broken.push(`${this.opens} main contactor openings for phase switching in one session (at most ${this.bounds.maxPerSession})`);
     return broken;
   }
 
@@ -48,7 +49,8 @@ export class PhaseSwitchSpec {
     const broken: string[] = [];
     if (this.mainClosed) broken.push('phase contactor moved with the main contactor closed');
     if (!pauseOffered) broken.push('phase contactor moved while current was offered');
-    if (this.lastChange !== null && at - this.lastChange < this.bounds.minIntervalMs) broken.push(`phase changes ${at - this.lastChange} ms apart (at least ${this.bounds.minIntervalMs})`);
+    if (this.lastChange !== null && at - this.lastChange < this.bounds.minIntervalMs)
+      broken.push(`phase changes ${at - this.lastChange} ms apart (at least ${this.bounds.minIntervalMs})`);
     this.changes++;
     if (this.changes > this.bounds.maxPerSession) broken.push(`${this.changes} phase changes in one session (at most ${this.bounds.maxPerSession})`);
     this.lastChange = at;
@@ -128,14 +130,18 @@ export class SolarSpec {
       return broken;
     }
     if (run && !this.running) {
-      if (this.aboveSince === null || at - this.aboveSince < this.rules.startDelayMs) broken.push('solar started without the surplus above the start threshold for the start delay');
-      if (this.stoppedAt !== null && at - this.stoppedAt < this.rules.minPauseMs) broken.push(`solar started ${at - this.stoppedAt} ms after its stop (minimum pause ${this.rules.minPauseMs})`);
+      if (this.aboveSince === null || at - this.aboveSince < this.rules.startDelayMs)
+        broken.push('solar started without the surplus above the start threshold for the start delay');
+      if (this.stoppedAt !== null && at - this.stoppedAt < this.rules.minPauseMs)
+        broken.push(`solar started ${at - this.stoppedAt} ms after its stop (minimum pause ${this.rules.minPauseMs})`);
       this.startedAt = at;
       this.operations.push(at);
     }
     if (!run && this.running) {
-      if (this.startedAt !== null && at - this.startedAt < this.rules.minChargeMs) broken.push(`solar stopped ${at - this.startedAt} ms after its start (minimum charge time ${this.rules.minChargeMs})`);
-      if (this.belowSince === null || at - this.belowSince < this.rules.stopDelayMs) broken.push('solar stopped without the surplus below the stop threshold for the stop delay');
+      if (this.startedAt !== null && at - this.startedAt < this.rules.minChargeMs)
+        broken.push(`solar stopped ${at - this.startedAt} ms after its start (minimum charge time ${this.rules.minChargeMs})`);
+      if (this.belowSince === null || at - this.belowSince < this.rules.stopDelayMs)
+        broken.push('solar stopped without the surplus below the stop threshold for the stop delay');
       this.stoppedAt = at;
       this.operations.push(at);
     }

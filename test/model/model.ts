@@ -73,7 +73,9 @@ export function planPaths<E extends EventObject>(
       .map((event) => ({ ...p, steps: [...p.steps, { event, state: transition(machine, p.state, event as never)[0] }], weight: p.weight + 1 })),
   ]);
   const replays = extended.map((p) => ({ path: p, ...replay(machine, p, opts.input) })).sort((a, b) => a.path.steps.length - b.path.steps.length);
-  const needKeys = transitionTable(machine).map((r) => r.key).filter((k) => !(opts.unreachable && k in opts.unreachable));
+  const needKeys = transitionTable(machine)
+    .map((r) => r.key)
+    .filter((k) => !(opts.unreachable && k in opts.unreachable));
   const needStates = atomicStates(machine);
   const chosen: typeof replays = [];
   const keys = new Set<string>();
@@ -83,8 +85,16 @@ export function planPaths<E extends EventObject>(
     r.keys.forEach((k) => keys.add(k));
     r.states.forEach((s) => states.add(s));
   };
-  for (const k of needKeys) if (!keys.has(k)) { const r = replays.find((x) => x.keys.has(k)); if (r) take(r); }
-  for (const s of needStates) if (!states.has(s)) { const r = replays.find((x) => x.states.has(s)); if (r) take(r); }
+  for (const k of needKeys)
+    if (!keys.has(k)) {
+      const r = replays.find((x) => x.keys.has(k));
+      if (r) take(r);
+    }
+  for (const s of needStates)
+    if (!states.has(s)) {
+      const r = replays.find((x) => x.states.has(s));
+      if (r) take(r);
+    }
   return { paths: chosen.map((c) => c.path), planned: { keys, states }, candidates: extended };
 }
 

@@ -86,7 +86,6 @@ interface Real {
   armed: Partial<Record<'backoff' | 'interval' | 'limit', number>>;
 }
 
-
 async function patch(c: Charger, params: Record<string, unknown>) {
   const res = await c.api('PATCH', '/v1/settings', { params: Object.entries(params).map(([key, value]) => ({ key, value })) });
   expect(res.status, res.text).toBe(200);
@@ -147,7 +146,18 @@ function noteTimers(real: Real, before: MqttSnapshot, after: MqttSnapshot, event
 const stepName = (e: MqttEvent) => ((e.type as string).startsWith('xstate.after.') ? `after ${(e.type as string).split('.')[2]}` : JSON.stringify(e));
 
 describe(`MQTT link, ${paths.length} generated paths`, () => {
-  it.each(paths.map((p) => [p.steps.slice(1).map((s) => stepName(s.event as MqttEvent)).join(' → ') || '(initial)', p] as const))('%s', async (_name, path) => {
+  it.each(
+    paths.map(
+      (p) =>
+        [
+          p.steps
+            .slice(1)
+            .map((s) => stepName(s.event as MqttEvent))
+            .join(' → ') || '(initial)',
+          p,
+        ] as const,
+    ),
+  )('%s', async (_name, path) => {
     const proxy = await startProxy(broker.port);
     proxy.hold(true);
     const c = await startCharger({ inspect: coverage.inspect });

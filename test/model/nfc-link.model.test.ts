@@ -425,7 +425,10 @@ describe('NFC link transitions unreachable through the reader, on the machine al
       // A new activation: nothing selected (69 86), the application first (6A 82), as the oracle expects too.
       const t4t = new Type4TagSpec();
       t4t.activated();
-      for (const [command, answer] of [[READ_NLEN, '6986'], [SELECT_CC, '6a82']] as const) {
+      for (const [command, answer] of [
+        [READ_NLEN, '6986'],
+        [SELECT_CC, '6a82'],
+      ] as const) {
         actor.send({ type: 'APDU', apdu: command });
         expect(hex(actor.getSnapshot().context.reply)).toBe(answer);
         expect(t4t.answer(command, actor.getSnapshot().context.reply)).toEqual([]);

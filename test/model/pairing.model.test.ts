@@ -43,7 +43,18 @@ async function execute(c: Charger, event: PairingEvent): Promise<number | undefi
 }
 
 describe(`pairing, ${paths.length} generated paths`, () => {
-  it.each(paths.map((p) => [p.steps.slice(1).map((s) => JSON.stringify(s.event)).join(' → ') || '(initial)', p] as const))('%s', async (_name, path) => {
+  it.each(
+    paths.map(
+      (p) =>
+        [
+          p.steps
+            .slice(1)
+            .map((s) => JSON.stringify(s.event))
+            .join(' → ') || '(initial)',
+          p,
+        ] as const,
+    ),
+  )('%s', async (_name, path) => {
     const c = await startCharger({ inspect: coverage.inspect });
     try {
       let model = path.steps[0]!.state as PairingSnapshot;
@@ -96,7 +107,13 @@ describe(`pairing alone against the oracle, ${candidates.length} paths`, () => {
         if (event.type === 'TAG') broken.push(...spec.tagRead(event.id, event.known, now, beeps));
         broken.push(...spec.paired(now, model.context.tag ? 200 : 500, model.context.tag?.id));
       }
-      if (broken.length) failures.push(`${path.steps.slice(1).map((s) => JSON.stringify(s.event)).join(' → ')}: ${broken.join('; ')}`);
+      if (broken.length)
+        failures.push(
+          `${path.steps
+            .slice(1)
+            .map((s) => JSON.stringify(s.event))
+            .join(' → ')}: ${broken.join('; ')}`,
+        );
     }
     expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths`).toEqual([]);
   });

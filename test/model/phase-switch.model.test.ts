@@ -74,7 +74,13 @@ describe(`phase switch, ${paths.length} generated paths on the actor`, () => {
 });
 
 test(`phase switch against the oracle, every one of ${candidates.length} candidate paths`, () => {
-  const failures = candidates.flatMap((p) => { try { return run(p, false).map((b) => `${pathName(p)}: ${b}`); } catch (e) { return [`${pathName(p)}: ${String(e).slice(0, 200)}`]; } });
+  const failures = candidates.flatMap((p) => {
+    try {
+      return run(p, false).map((b) => `${pathName(p)}: ${b}`);
+    } catch (e) {
+      return [`${pathName(p)}: ${String(e).slice(0, 200)}`];
+    }
+  });
   expect(failures.slice(0, 5), `${failures.length} broken`).toEqual([]);
 });
 

@@ -140,36 +140,44 @@ function stepName(event: SessionEvent): string {
 }
 
 describe(`session, ${paths.length} generated paths`, () => {
-  it.each(paths.map((p) => [p.steps.slice(1).map((s) => stepName(s.event as SessionEvent)).join(' → ') || '(initial)', p] as const))(
-    '%s',
-    async (_name, path) => {
-      const h = await startHarness({ inspect: coverage.inspect });
-      try {
-        const real: Real = { tokens: {}, session: null, sessionAddress: REAL_ADDRESS.A!, base: h.clock.now() };
-        const spec = new SessionSpec();
-        let model = path.steps[0]!.state as SessionSnapshot;
-        for (const [i, step] of path.steps.slice(1).entries()) {
-          const [next] = transition(sessionMachine, model, step.event);
-          await execute(h, real, spec, model, next, step.event);
-          model = next;
-          const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
-          if (real.session) {
-            const probe = await h.http('GET', '/v1/system_state', { session: real.session, from: '127.0.0.2' });
-            const expected = model.matches({ login: 'active' }) ? 1005 : model.matches({ login: 'expired' }) ? 1004 : 1003;
-            expect({ at, code: probe.json.code }).toEqual({ at, code: expected });
-            expect({ at, broken: spec.call(real.session, '127.0.0.2', h.clock.now(), probe.json.code) }).toEqual({ at, broken: [] });
-          }
-          // One session at a time: every session a later login replaced (or a logout ended) is gone.
-          for (const gone of spec.endedSessions()) {
-            const probe = await h.http('GET', '/v1/system_state', { session: gone, from: '127.0.0.2' });
-            expect({ at, gone, code: probe.json.code }).toEqual({ at, gone, code: 1003 });
-          }
+  it.each(
+    paths.map(
+      (p) =>
+        [
+          p.steps
+            .slice(1)
+            .map((s) => stepName(s.event as SessionEvent))
+            .join(' → ') || '(initial)',
+          p,
+        ] as const,
+    ),
+  )('%s', async (_name, path) => {
+    const h = await startHarness({ inspect: coverage.inspect });
+    try {
+      const real: Real = { tokens: {}, session: null, sessionAddress: REAL_ADDRESS.A!, base: h.clock.now() };
+      const spec = new SessionSpec();
+      let model = path.steps[0]!.state as SessionSnapshot;
+      for (const [i, step] of path.steps.slice(1).entries()) {
+        const [next] = transition(sessionMachine, model, step.event);
+        await execute(h, real, spec, model, next, step.event);
+        model = next;
+        const at = `step ${i + 1}: ${JSON.stringify(step.event)}`;
+        if (real.session) {
+          const probe = await h.http('GET', '/v1/system_state', { session: real.session, from: '127.0.0.2' });
+          const expected = model.matches({ login: 'active' }) ? 1005 : model.matches({ login: 'expired' }) ? 1004 : 1003;
+          expect({ at, code: probe.json.code }).toEqual({ at, code: expected });
+          expect({ at, broken: spec.call(real.session, '127.0.0.2', h.clock.now(), probe.json.code) }).toEqual({ at, broken: [] });
         }
-      } finally {
-        await h.stop();
+        // One session at a time: every session a later login replaced (or a logout ended) is gone.
+        for (const gone of spec.endedSessions()) {
+          const probe = await h.http('GET', '/v1/system_state', { session: gone, from: '127.0.0.2' });
+          expect({ at, gone, code: probe.json.code }).toEqual({ at, gone, code: 1003 });
+        }
       }
-    },
-  );
+    } finally {
+      await h.stop();
+    }
+  });
 });
 
 /**
@@ -226,7 +234,13 @@ describe(`session alone against the oracle, ${candidates.length} paths`, () => {
         if (logins > 0) broken.push(...spec.call(current, 'probe', now, code(model, current, 'probe', now)));
         for (const gone of spec.endedSessions()) if (code(model, gone, 'probe', now) !== 1003) broken.push(`session ${gone} not gone`);
       }
-      if (broken.length) failures.push(`${path.steps.slice(1).map((s) => stepName(s.event as SessionEvent)).join(' → ')}: ${broken.join('; ')}`);
+      if (broken.length)
+        failures.push(
+          `${path.steps
+            .slice(1)
+            .map((s) => stepName(s.event as SessionEvent))
+            .join(' → ')}: ${broken.join('; ')}`,
+        );
     }
     expect(failures.slice(0, 5), `${failures.length} of ${candidates.length} paths`).toEqual([]);
   });

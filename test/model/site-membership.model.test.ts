@@ -30,7 +30,8 @@ function modelEvents(s: SiteMembershipSnapshot): SiteMembershipEvent[] {
 const { paths, candidates } = planPaths(siteMembershipMachine, { events: modelEvents, input });
 const coverage = new CoverageRecorder();
 
-const ruleOf = (s: { hasTag(t: string): boolean }): ShareRule => (s.hasTag('pause') ? 'pause' : s.hasTag('safe') ? 'safe' : s.hasTag('share') ? 'share' : 'none');
+const ruleOf = (s: { hasTag(t: string): boolean }): ShareRule =>
+  s.hasTag('pause') ? 'pause' : s.hasTag('safe') ? 'safe' : s.hasTag('share') ? 'share' : 'none';
 
 function run(path: ModelPath<SiteMembershipEvent>, withCoverage: boolean): string[] {
   const spec = new SiteMembershipSpec({ ...SITE_MEMBERSHIP_DEFAULTS });

@@ -80,7 +80,7 @@ test('a cloudy day cycles the contactor at most 6 times an hour', () => {
   const spec = new SolarSpec(rules);
   spec.mode(true);
   let seed = 7;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const broken: string[] = [];
   let sunny = true;
   while (clock.now() < 8 * 3_600_000) {

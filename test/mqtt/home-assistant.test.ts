@@ -44,7 +44,10 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
       // Every state topic a config names is published.
       expect(o.last(config.state_topic), e.object).toBeDefined();
       const expected: Record<string, Record<string, unknown>> = {
-        system_state: { device_class: 'enum', options: ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'] },
+        system_state: {
+          device_class: 'enum',
+          options: ['idle', 'connected', 'wait_for_auth', 'charging', 'charging_pause', 'finished', 'unavailable', 'error'],
+        },
         power: { device_class: 'power', state_class: 'measurement', unit_of_measurement: 'W' },
         session_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
         meter_energy: { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' },
@@ -79,7 +82,20 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     expect(deviceIds.size).toBe(1);
     expect(announced.size).toBe(ENTITIES.length);
     const objects = ENTITIES.map((e) => e.object);
-    for (const object of ['offered_current', 'plugged_in', 'charging', 'problem', 'cable_lock', 'session_start', 'last_session_energy', 'backend_connection', 'started', 'ip_address', 'charge', 'pause']) {
+    for (const object of [
+      'offered_current',
+      'plugged_in',
+      'charging',
+      'problem',
+      'cable_lock',
+      'session_start',
+      'last_session_energy',
+      'backend_connection',
+      'started',
+      'ip_address',
+      'charge',
+      'pause',
+    ]) {
       expect(objects, object).toContain(object);
     }
 
@@ -100,7 +116,8 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     // Control off: the command entities are withdrawn, the others stay.
     from = o.messages.length;
     await patch({ MqttControl: 0 });
-    for (const object of ['charging_enabled', 'max_current', 'load_limit', 'charge', 'pause']) await o.waitFor((m) => m.topic.endsWith(`/${object}/config`) && m.payload === '', { from, what: `${object} withdrawn` });
+    for (const object of ['charging_enabled', 'max_current', 'load_limit', 'charge', 'pause'])
+      await o.waitFor((m) => m.topic.endsWith(`/${object}/config`) && m.payload === '', { from, what: `${object} withdrawn` });
     expect(o.messages.slice(from).find((m) => m.topic.endsWith('/power/config'))?.payload).not.toBe('');
 
     // Discovery off: everything withdrawn (empty retained messages); Home Assistant's online then announces nothing.
@@ -125,7 +142,6 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     expect([...(await retained(broker.url, `${prefix}/#`)).keys()]).toEqual([]);
   });
 
-
   test('the charge from Home Assistant: its entities follow it; stop, pause and resume with their refusals; answers carry the request id', async () => {
     await connect({ MqttControl: 1 });
     expect(o.last(t('pluggedIn'))).toBe('0');
@@ -148,16 +164,31 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     await o.waitFor((m) => m.topic === t('result') && json(m).id === 'ha-1', { from });
     await o.waitFor((m) => m.topic === t('result') && json(m).id === 42, { from });
     await other.end();
-    const results = o.messages.slice(from).filter((m) => m.topic === t('result')).map(json);
+    const results = o.messages
+      .slice(from)
+      .filter((m) => m.topic === t('result'))
+      .map(json);
     expect(results).toContainEqual({ command: 'MaxCurrent', id: 'ha-1', success: true, value: 10 });
     expect(results).toContainEqual({ command: 'MaxCurrent', id: 42, success: true, value: 12 });
-    expect(await command('MaxCurrent', '{"value": 40, "id": "ha-2"}')).toMatchObject({ id: 'ha-2', success: false, cause: '"MaxCurrent" must be from 6 to 32' });
+    expect(await command('MaxCurrent', '{"value": 40, "id": "ha-2"}')).toMatchObject({
+      id: 'ha-2',
+      success: false,
+      cause: '"MaxCurrent" must be from 6 to 32',
+    });
     expect(await command('Nothing', '{"value": 1, "id": "ha-3"}')).toMatchObject({ id: 'ha-3', success: false });
-    expect(await command('MaxCurrent', '{"value": 16, "id": {"a": 1}}')).toMatchObject({ success: false, cause: '"id" must be a string of at most 64 characters or a number' });
+    expect(await command('MaxCurrent', '{"value": 16, "id": {"a": 1}}')).toMatchObject({
+      success: false,
+      cause: '"id" must be a string of at most 64 characters or a number',
+    });
     expect(await command('MaxCurrent', '16')).toEqual({ command: 'MaxCurrent', success: true, value: 16 });
 
     // Nothing to stop or pause yet; starting needs an authorization.
-    expect(await command('Pause', '{"value": 1, "id": "p"}')).toEqual({ command: 'Pause', id: 'p', success: false, cause: 'No charge is running (state idle)' });
+    expect(await command('Pause', '{"value": 1, "id": "p"}')).toEqual({
+      command: 'Pause',
+      id: 'p',
+      success: false,
+      cause: 'No charge is running (state idle)',
+    });
     expect(await command('Charge', '0')).toEqual({ command: 'Charge', success: false, cause: 'No charge is running (state idle)' });
     expect(await command('Charge', '1')).toMatchObject({ success: false, cause: expect.stringContaining('A charge starts with a tag') });
     expect(await command('Charge', '2')).toMatchObject({ success: false, cause: '"Charge" must be 1 or 0' });
@@ -199,7 +230,10 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     // A pause the user did not make is not theirs to end.
     await patch({ MqttLoadManagement: 1, MqttLoadLimitFallback: 0 });
     expect((await c.state()).systemState).toBe('charging_pause');
-    expect(await command('Pause', '0')).toMatchObject({ success: false, cause: 'The charge was not paused from here: the allowed current is below 6 A (maximum current or a load limit)' });
+    expect(await command('Pause', '0')).toMatchObject({
+      success: false,
+      cause: 'The charge was not paused from here: the allowed current is below 6 A (maximum current or a load limit)',
+    });
     await patch({ MqttLoadManagement: 0 });
     expect((await c.state()).systemState).toBe('charging');
 
@@ -240,5 +274,4 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
       await oc.h.stop();
     }
   });
-
 });

@@ -35,7 +35,10 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     from = o.messages.length;
     for (let s = 0; s < 31; s++) await c.step(1_000);
     await until('three meter publications', () => o.messages.slice(from).filter((m) => m.topic === t('transactionDuration')).length >= 3);
-    const durations = o.messages.slice(from).filter((m) => m.topic === t('transactionDuration')).map((m) => Number(m.payload));
+    const durations = o.messages
+      .slice(from)
+      .filter((m) => m.topic === t('transactionDuration'))
+      .map((m) => Number(m.payload));
     expect(durations.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < durations.length; i++) expect(durations[i]! - durations[i - 1]!).toBe(10);
     // A value is published when it changed (the simulated vehicle draws a constant power).
@@ -94,12 +97,18 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect(refusedByApi.status).toBe(400);
     expect(await command('MaxCurrent', '40')).toEqual({ command: 'MaxCurrent', success: false, cause: `"MaxCurrent" ${refusedByApi.json.params[0].cause}` });
     expect(await command('MaxCurrent', '10.5')).toMatchObject({ success: false, cause: '"MaxCurrent" must be an integer' });
-    expect(await command('ChargingEnabled', '2')).toMatchObject({ success: false, cause: expect.stringContaining('"ChargingEnabled" must be one of 0 (Off), 1 (On)') });
+    expect(await command('ChargingEnabled', '2')).toMatchObject({
+      success: false,
+      cause: expect.stringContaining('"ChargingEnabled" must be one of 0 (Off), 1 (On)'),
+    });
     expect(await command('MaxCurrent', 'ten')).toMatchObject({ success: false, cause: 'The payload must be a JSON value, such as 16 or 1' });
     expect(await command('MaxCurrent', '1'.repeat(300))).toMatchObject({ success: false, cause: 'The payload is longer than 256 bytes' });
     expect(await command('Phases', '1')).toMatchObject({ success: false, cause: expect.stringContaining('Unknown command "Phases"') });
     expect(await command('LoadLimit', '10')).toMatchObject({ success: false, cause: 'Load limits over MQTT are off (setting MqttLoadManagement)' });
-    expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([{ MaxCurrent: 10 }, { ChargingEnabled: { value: 1, label: 'On' } }]);
+    expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([
+      { MaxCurrent: 10 },
+      { ChargingEnabled: { value: 1, label: 'On' } },
+    ]);
 
     // The charge cycle follows: the PWM announces 10 A; disabling ends the charge.
     await c.act('plug');
@@ -183,7 +192,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect((await c.state()).systemState).toBe('wait_for_auth');
 
     // Backoff: 1 s, 2 s, 4 s … between attempts while they fail (the manual clock).
-    const ctx = () => (c.h.controller.inspector.view().actors.find((a) => a.systemId === 'mqtt')!.context as { failures: number });
+    const ctx = () => c.h.controller.inspector.view().actors.find((a) => a.systemId === 'mqtt')!.context as { failures: number };
     for (let failures = 1; failures <= 3; failures++) {
       expect(ctx().failures).toBe(failures);
       await c.step(backoffMs(failures) - 1);
@@ -248,7 +257,14 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
   });
 
   test('user, write-only password, client id, base topic, QoS and retain; a wrong password is refused by the broker', async () => {
-    await patch({ MqttUsername: BROKER_USER, MqttPassword: 'wrong-password-1', MqttClientId: 'wallbox-garage', MqttBaseTopic: 'home/garage/wallbox', MqttQos: 2, MqttRetain: 0 });
+    await patch({
+      MqttUsername: BROKER_USER,
+      MqttPassword: 'wrong-password-1',
+      MqttClientId: 'wallbox-garage',
+      MqttBaseTopic: 'home/garage/wallbox',
+      MqttQos: 2,
+      MqttRetain: 0,
+    });
     await patch({ MqttEnabled: 1, MqttUrl: proxy.url });
     await until('refused', () => mqttState().connection === 'waiting');
     expect(c.h.logs.join('')).toMatch(/MQTT: connection failed/);

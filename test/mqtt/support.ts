@@ -1,6 +1,17 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { startCharger, type Charger } from '../charging/scenario.js';
-import { BROKER_PASSWORD, observe, retained, startBroker, startProxy, TLS_CA_FILE, type Observer, type Proxy, type Received, type TestBroker } from './broker.js';
+import {
+  BROKER_PASSWORD,
+  observe,
+  retained,
+  startBroker,
+  startProxy,
+  TLS_CA_FILE,
+  type Observer,
+  type Proxy,
+  type Received,
+  type TestBroker,
+} from './broker.js';
 
 /**
  * The set-up of the MQTT tests (mqtt.test.ts, home-assistant.test.ts): a real broker on a real TCP port (aedes in
@@ -81,7 +92,8 @@ export async function connect(extra: Record<string, unknown> = {}) {
 
 export const t = (topic: string) => `${BASE}/${topic}`;
 export const json = (m: Received) => JSON.parse(m.payload);
-export const waitTopic = (topic: string, payload: string, from = 0) => o.waitFor((m) => m.topic === t(topic) && m.payload === payload, { from, what: `${topic} = ${payload}` });
+export const waitTopic = (topic: string, payload: string, from = 0) =>
+  o.waitFor((m) => m.topic === t(topic) && m.payload === payload, { from, what: `${topic} = ${payload}` });
 
 /** Sends a command and resolves with its result. */
 export async function command(name: string, payload: string) {

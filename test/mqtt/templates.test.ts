@@ -42,7 +42,10 @@ function render(cases: Array<[template: string, payload: string]>): Array<{ ok?:
 describe.skipIf(!available && process.env.MQTT_TEST_BROKER !== 'mosquitto')('discovery templates in Jinja2', () => {
   test('the messages sensor: its count and attributes, also for the cleared (empty) retained value', () => {
     const messages = ENTITIES.find((e) => e.object === 'messages')!.config as { value_template: string; json_attributes_template: string };
-    const list = JSON.stringify([{ severity: 'ERROR', errorCode: 'E1', message: 'x' }, { severity: 'WARNING', errorCode: 'W1', message: 'y' }]);
+    const list = JSON.stringify([
+      { severity: 'ERROR', errorCode: 'E1', message: 'x' },
+      { severity: 'WARNING', errorCode: 'W1', message: 'y' },
+    ]);
     const rendered = render([
       [messages.value_template, list],
       [messages.value_template, '[]'],
@@ -56,7 +59,11 @@ describe.skipIf(!available && process.env.MQTT_TEST_BROKER !== 'mosquitto')('dis
   });
 
   test('every template of every entity renders for an empty payload', () => {
-    const templates = ENTITIES.flatMap((e) => Object.entries(e.config).filter(([key]) => key.endsWith('_template')).map(([, template]) => [template as string, ''] as [string, string]));
+    const templates = ENTITIES.flatMap((e) =>
+      Object.entries(e.config)
+        .filter(([key]) => key.endsWith('_template'))
+        .map(([, template]) => [template as string, ''] as [string, string]),
+    );
     expect(templates.length).toBeGreaterThan(0);
     for (const r of render(templates)) expect(r.error).toBeUndefined();
   });

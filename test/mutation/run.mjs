@@ -108,16 +108,19 @@ if (unknown) {
   console.error(`unknown option ${unknown}: npm run mutation -- [target…] [--concurrency N] [--incremental] [--force] [--lines <from>-<to>]`);
   process.exit(2);
 }
-const targets = args.length === 0 ? Object.keys(TARGETS) : args.map((a) => {
-  const found = Object.keys(TARGETS).filter((t) => t === a || t.includes(a));
-  if (found.length !== 1) {
-    console.error(
-      `${JSON.stringify(a)} names ${found.length ? `several targets: ${found.join(', ')}` : 'no target'}; targets: ${Object.keys(TARGETS).join(', ')}`,
-    );
-    process.exit(2);
-  }
-  return found[0];
-});
+const targets =
+  args.length === 0
+    ? Object.keys(TARGETS)
+    : args.map((a) => {
+        const found = Object.keys(TARGETS).filter((t) => t === a || t.includes(a));
+        if (found.length !== 1) {
+          console.error(
+            `${JSON.stringify(a)} names ${found.length ? `several targets: ${found.join(', ')}` : 'no target'}; targets: ${Object.keys(TARGETS).join(', ')}`,
+          );
+          process.exit(2);
+        }
+        return found[0];
+      });
 
 if (lines && (targets.length !== 1 || !/^\d+-\d+(,\d+-\d+)*$/.test(lines))) {
   console.error('--lines <from>-<to> applies to exactly one target');
@@ -136,7 +139,14 @@ function runStryker(target) {
   const env = { ...process.env, MUTATION_TARGET: target, MUTATION_TESTS: TARGETS[target].join(','), MUTATION_CONCURRENCY: concurrency };
   const cli = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
   const argv = [cli, 'run', 'test/mutation/stryker.config.mjs', ...(incremental ? ['--incremental'] : []), ...(force ? ['--force'] : [])];
-  if (lines) argv.push('--mutate', lines.split(',').map((range) => `${target}:${range}`).join(','));
+  if (lines)
+    argv.push(
+      '--mutate',
+      lines
+        .split(',')
+        .map((range) => `${target}:${range}`)
+        .join(','),
+    );
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: root, env, stdio: 'inherit' });
     child.on('exit', (code) => resolve(code ?? 1));

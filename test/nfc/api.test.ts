@@ -101,7 +101,7 @@ describe('the API over NFC', () => {
     {
       const h = await start();
       const phone = await phoneAt(h);
-        const session = await nfcLogin(phone);
+      const session = await nfcLogin(phone);
       for (let step = script(overNfc); step; step = script(overNfc)) {
         const header = {
           path: step.path,

@@ -38,7 +38,10 @@ const FIRMWARE = [0x32, 0x01, 0x06, 0x07];
 /** Resolves the promise's outcome without awaiting forever. */
 function outcome<T>(p: Promise<T>) {
   const o: { value?: T; error?: unknown; done: boolean } = { done: false };
-  p.then((v) => Object.assign(o, { value: v, done: true }), (e) => Object.assign(o, { error: e, done: true }));
+  p.then(
+    (v) => Object.assign(o, { value: v, done: true }),
+    (e) => Object.assign(o, { error: e, done: true }),
+  );
   return o;
 }
 

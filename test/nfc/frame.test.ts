@@ -178,7 +178,7 @@ describe('PN532 frames', () => {
     }
   });
 
-  test('a frame\'s postamble is read: junk after it cannot form a start code with it (no phantom ACK)', () => {
+  test("a frame's postamble is read: junk after it cannot form a start code with it (no phantom ACK)", () => {
     const d = new FrameDecoder();
     expect(d.push(ACK_FRAME)).toEqual([{ type: 'ack' }]);
     expect(d.push(bytes('FF00FF00'))).toEqual([]);

@@ -34,6 +34,8 @@ test('CALLERRORs use the OCPP-J 1.6 codes: unknown action, malformed frames, sch
   expect(await code([2, 'e7', 'ChangeConfiguration', { key: 'K'.repeat(51), value: '60' }])).toBe('FormationViolation'); // over maxLength
   for (const e of c.cs.errors()) expect(OCPP16_ERROR_CODES).toContain(e.code);
   // The link is still up and serves calls.
-  expect(await c.cs.call('GetConfiguration', { key: ['NumberOfConnectors'] })).toEqual({ result: { configurationKey: [{ key: 'NumberOfConnectors', readonly: true, value: '1' }] } });
+  expect(await c.cs.call('GetConfiguration', { key: ['NumberOfConnectors'] })).toEqual({
+    result: { configurationKey: [{ key: 'NumberOfConnectors', readonly: true, value: '1' }] },
+  });
   c.cs.invalid.length = 0; // the codes were checked one by one above; the other checks held
 });

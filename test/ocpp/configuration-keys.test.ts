@@ -25,7 +25,15 @@ test('ResetRetries is listed; the OCPP 1.6 read-write keys are writable, checked
   await c.online();
   const all = await keysOf(c);
   expect(all.ResetRetries).toEqual({ value: '0', readonly: true });
-  for (const key of ['MeterValuesSampledData', 'MeterValuesAlignedData', 'StopTxnSampledData', 'StopTxnAlignedData', 'StopTransactionOnEVSideDisconnect', 'UnlockConnectorOnEVSideDisconnect', 'ConnectorPhaseRotation']) {
+  for (const key of [
+    'MeterValuesSampledData',
+    'MeterValuesAlignedData',
+    'StopTxnSampledData',
+    'StopTxnAlignedData',
+    'StopTransactionOnEVSideDisconnect',
+    'UnlockConnectorOnEVSideDisconnect',
+    'ConnectorPhaseRotation',
+  ]) {
     expect(all[key]?.readonly, key).toBe(false);
   }
   // Unsupported measurands, values the charge point cannot do, malformed lists: Rejected, nothing changed.
@@ -51,7 +59,9 @@ test('ResetRetries is listed; the OCPP 1.6 read-write keys are writable, checked
   await until(c, () => c.cs.calls('StartTransaction').length === 1, 'StartTransaction');
   expect(await c.cs.call('TriggerMessage', { requestedMessage: 'MeterValues' })).toEqual({ result: { status: 'Accepted' } });
   await until(c, () => c.cs.calls('MeterValues').length === 1, 'MeterValues');
-  expect(new Set(c.cs.calls('MeterValues')[0]!.meterValue[0].sampledValue.map((s: any) => s.measurand))).toEqual(new Set(['Energy.Active.Import.Register', 'Voltage']));
+  expect(new Set(c.cs.calls('MeterValues')[0]!.meterValue[0].sampledValue.map((s: any) => s.measurand))).toEqual(
+    new Set(['Energy.Active.Import.Register', 'Voltage']),
+  );
   await c.tag(KNOWN);
   await until(c, () => c.cs.calls('StopTransaction').length === 1, 'StopTransaction');
   expect(c.cs.calls('StopTransaction')[0]!.transactionData).toBeUndefined();

@@ -19,7 +19,11 @@ import { actions, csmsGivingInterval, expectHeartbeatsEvery, expectValidFrames, 
 const { charger, alsoClose } = useOcppChargers();
 
 /** The charge point's StatusNotifications of connector 1, as statuses. */
-const statuses = (csms: Csms) => csms.calls('StatusNotification').filter((p) => p.connectorId === 1).map((p) => p.status as string);
+const statuses = (csms: Csms) =>
+  csms
+    .calls('StatusNotification')
+    .filter((p) => p.connectorId === 1)
+    .map((p) => p.status as string);
 
 describe('boot', () => {
   test('cold boot Pending, then Accepted: nothing but BootNotification before, the interval honoured', async () => {
@@ -51,7 +55,7 @@ describe('boot', () => {
     expect(csms.calls('StartTransaction')[0]).toMatchObject({ connectorId: 1, idTag: KNOWN, timestamp: '2026-06-01T08:00:00.050Z' });
   });
 
-  test('Rejected: the interval is honoured and the central system\'s calls are refused until accepted', async () => {
+  test("Rejected: the interval is honoured and the central system's calls are refused until accepted", async () => {
     const clock = new ManualClock(TEST_EPOCH);
     const csms = await startCsms({ now: () => clock.now() });
     let boots = 0;
@@ -70,7 +74,7 @@ describe('boot', () => {
     expect(boots).toBe(2);
   });
 
-  test('heartbeats at the central system\'s interval; ChangeConfiguration HeartbeatInterval changes it, the link staying online', async () => {
+  test("heartbeats at the central system's interval; ChangeConfiguration HeartbeatInterval changes it, the link staying online", async () => {
     const clock = new ManualClock(TEST_EPOCH);
     const csms = await csmsGivingInterval(clock, 120);
     const c = await charger({ csms, clock });
@@ -86,7 +90,7 @@ describe('boot', () => {
     expect(csms.calls('StatusNotification')).toHaveLength(statuses);
   });
 
-  test('the central system\'s time keeps the controller\'s clock: stored, shown and sent times follow it (1 h ahead)', async () => {
+  test("the central system's time keeps the controller's clock: stored, shown and sent times follow it (1 h ahead)", async () => {
     const clock = new ManualClock(TEST_EPOCH);
     const ahead = 3_600_000;
     const csms = await startCsms({ now: () => clock.now() + ahead });
@@ -166,7 +170,7 @@ describe('transactions', () => {
     expect(statuses(c.csms)).toEqual(['Available', 'Preparing', 'SuspendedEV', 'Charging', 'Finishing', 'Available']);
   });
 
-  test('offline charge: queued in order, replayed after reconnect with the central system\'s ids; status is not queued', async () => {
+  test("offline charge: queued in order, replayed after reconnect with the central system's ids; status is not queued", async () => {
     const c = await charger({ settings: { OcppMeterValueSampleInterval: 30 } });
     await c.online();
     const port = c.csms.port;
@@ -190,7 +194,10 @@ describe('transactions', () => {
     expect(replay).toEqual(['StartTransaction', 'MeterValues', 'StopTransaction', 'StartTransaction', 'MeterValues', 'StopTransaction']);
     expect(csms.calls('StartTransaction').map((p) => p.idTag)).toEqual([KNOWN, OTHER]);
     expect(csms.calls('MeterValues').map((p) => p.transactionId)).toEqual([1, 2]);
-    expect(csms.calls('StopTransaction').map((p) => [p.transactionId, p.reason])).toEqual([[1, 'Local'], [2, 'Local']]);
+    expect(csms.calls('StopTransaction').map((p) => [p.transactionId, p.reason])).toEqual([
+      [1, 'Local'],
+      [2, 'Local'],
+    ]);
     expect(csms.calls('StatusNotification').map((p) => p.status)).toEqual(['Available', 'Available']);
     expect(await c.h.controller.backend.queued()).toBe(0);
     expect((await c.api('GET', '/v1/transactions')).json.map((t: any) => t.backendTransactionId)).toEqual(['1', '2']);
@@ -281,7 +288,7 @@ describe('remote control', () => {
     expect((await c.state()).systemState).toBe('finished');
   });
 
-  test('remote start with a TxProfile: the transaction charges at the profile\'s limit', async () => {
+  test("remote start with a TxProfile: the transaction charges at the profile's limit", async () => {
     const c = await charger();
     await c.online();
     const chargingProfile = {

@@ -25,7 +25,15 @@ test('evcc configures the charge point: measurands, intervals, triggers, a TxDef
     return outcome.result;
   };
 
-  const asked = ['ChargeProfileMaxStackLevel', 'ChargingScheduleAllowedChargingRateUnit', 'ConnectorSwitch3to1PhaseSupported', 'MeterValuesSampledData', 'MeterValuesSampledDataMaxLength', 'NumberOfConnectors', 'SupportedFeatureProfiles'];
+  const asked = [
+    'ChargeProfileMaxStackLevel',
+    'ChargingScheduleAllowedChargingRateUnit',
+    'ConnectorSwitch3to1PhaseSupported',
+    'MeterValuesSampledData',
+    'MeterValuesSampledDataMaxLength',
+    'NumberOfConnectors',
+    'SupportedFeatureProfiles',
+  ];
   const { configurationKey, unknownKey } = await ok('GetConfiguration', { key: asked });
   expect(unknownKey).toBeUndefined();
   expect(Object.fromEntries(configurationKey.map((k: any) => [k.key, k.value]))).toMatchObject({
@@ -48,7 +56,12 @@ test('evcc configures the charge point: measurands, intervals, triggers, a TxDef
   await until(c, () => cs.calls('MeterValues').length === 1, 'the triggered MeterValues');
   // Exactly the measurands asked for (no Temperature), Voltage per phase included.
   expect(measurandsOf(cs.calls('MeterValues')[0]!).sort()).toEqual(EVCC_MEASURANDS.split(',').sort());
-  expect(cs.calls('MeterValues')[0]!.meterValue[0].sampledValue.filter((s: any) => s.measurand === 'Voltage').map((s: any) => [s.phase, s.value])).toEqual([
+  expect(
+    cs
+      .calls('MeterValues')[0]!
+      .meterValue[0].sampledValue.filter((s: any) => s.measurand === 'Voltage')
+      .map((s: any) => [s.phase, s.value]),
+  ).toEqual([
     ['L1-N', '230'],
     ['L2-N', '230'],
     ['L3-N', '230'],

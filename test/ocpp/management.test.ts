@@ -103,7 +103,13 @@ describe('local authorization list and cache', () => {
     const c = await charger({ settings: { OcppLocalPreAuthorize: 1 } });
     c.csms.answer('Authorize', () => ({ idTagInfo: { status: 'Invalid' } }));
     await c.online();
-    expect(await c.csms.call('SendLocalList', { listVersion: 1, updateType: 'Full', localAuthorizationList: [{ idTag: 'AA000001', idTagInfo: { status: 'Accepted' } }] })).toEqual({ status: 'Accepted' });
+    expect(
+      await c.csms.call('SendLocalList', {
+        listVersion: 1,
+        updateType: 'Full',
+        localAuthorizationList: [{ idTag: 'AA000001', idTagInfo: { status: 'Accepted' } }],
+      }),
+    ).toEqual({ status: 'Accepted' });
     expect(await c.csms.call('GetLocalListVersion', {})).toEqual({ listVersion: -1 });
     await c.act('plug');
     await c.tag('AA000001');
@@ -190,7 +196,17 @@ describe('smart charging', () => {
 
   test('a TxProfile lowers the PWM for its duration; then the PWM returns to the maximum; GetCompositeSchedule shows it', async () => {
     const c = await charging();
-    const tx = profile(1, 'TxProfile', 10, { transactionId: 1, chargingSchedule: { duration: 120, chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit: 10 }, { startPeriod: 60, limit: 8 }] } });
+    const tx = profile(1, 'TxProfile', 10, {
+      transactionId: 1,
+      chargingSchedule: {
+        duration: 120,
+        chargingRateUnit: 'A',
+        chargingSchedulePeriod: [
+          { startPeriod: 0, limit: 10 },
+          { startPeriod: 60, limit: 8 },
+        ],
+      },
+    });
     expect(await c.csms.call('SetChargingProfile', { connectorId: 1, csChargingProfiles: tx })).toEqual({ status: 'Accepted' });
     await c.step(0);
     expect((await c.view()).plant.pwmCurrentA).toBe(10);
@@ -208,13 +224,24 @@ describe('smart charging', () => {
     const c = await charging();
     const now = c.clock.now();
     // 4140 W on 3 phases at 230 V = 6 A.
-    expect(await c.csms.call('SetChargingProfile', { connectorId: 0, csChargingProfiles: profile(1, 'ChargePointMaxProfile', 4140, { chargingProfileKind: 'Absolute', chargingSchedule: { startSchedule: iso(now), chargingRateUnit: 'W', chargingSchedulePeriod: [{ startPeriod: 0, limit: 4140 }] }, validTo: iso(now + 30_000) }) })).toEqual({ status: 'Accepted' });
+    expect(
+      await c.csms.call('SetChargingProfile', {
+        connectorId: 0,
+        csChargingProfiles: profile(1, 'ChargePointMaxProfile', 4140, {
+          chargingProfileKind: 'Absolute',
+          chargingSchedule: { startSchedule: iso(now), chargingRateUnit: 'W', chargingSchedulePeriod: [{ startPeriod: 0, limit: 4140 }] },
+          validTo: iso(now + 30_000),
+        }),
+      }),
+    ).toEqual({ status: 'Accepted' });
     expect(await c.csms.call('SetChargingProfile', { connectorId: 1, csChargingProfiles: profile(2, 'TxDefaultProfile', 12) })).toEqual({ status: 'Accepted' });
     await c.step(0);
     expect((await c.view()).plant.pwmCurrentA).toBe(6);
     await c.step(30_000);
     expect((await c.view()).plant.pwmCurrentA).toBe(12);
-    expect(await c.csms.call('SetChargingProfile', { connectorId: 1, csChargingProfiles: profile(3, 'TxDefaultProfile', 3, { stackLevel: 2 }) })).toEqual({ status: 'Accepted' });
+    expect(await c.csms.call('SetChargingProfile', { connectorId: 1, csChargingProfiles: profile(3, 'TxDefaultProfile', 3, { stackLevel: 2 }) })).toEqual({
+      status: 'Accepted',
+    });
     await c.step(0);
     expect((await c.state()).ocppState).toBe('suspendedevse');
     expect(await c.csms.call('ClearChargingProfile', { id: 3 })).toEqual({ status: 'Accepted' });

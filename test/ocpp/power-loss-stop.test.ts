@@ -44,7 +44,8 @@ test('the PowerLoss StopTransaction carries the last committed reading and its t
   try {
     let session = await login(run.port, PASSWORD);
     const api = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
-    const sim = async (path: string, body?: unknown) => expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
+    const sim = async (path: string, body?: unknown) =>
+      expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
     expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: TAG }] })).status).toBe(200);
     await sim('plug');
     await until('waiting for a tag', async () => (await api('GET', '/v1/system_state')).json.systemState === 'wait_for_auth');

@@ -70,11 +70,19 @@ export interface RawCentralSystem {
 function textFrame(text: string): Buffer {
   const payload = Buffer.from(text);
   const n = payload.length;
-  const head = n < 126 ? Buffer.from([0x81, n]) : n < 65536 ? Buffer.from([0x81, 126, n >> 8, n & 255]) : Buffer.concat([Buffer.from([0x81, 127]), (() => {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64BE(BigInt(n));
-    return b;
-  })()]);
+  const head =
+    n < 126
+      ? Buffer.from([0x81, n])
+      : n < 65536
+        ? Buffer.from([0x81, 126, n >> 8, n & 255])
+        : Buffer.concat([
+            Buffer.from([0x81, 127]),
+            (() => {
+              const b = Buffer.alloc(8);
+              b.writeBigUInt64BE(BigInt(n));
+              return b;
+            })(),
+          ]);
   return Buffer.concat([head, payload]);
 }
 
@@ -109,7 +117,11 @@ export async function startRawCentralSystem(opts: { now?: () => number; port?: n
     ws.send(JSON.stringify(message));
   };
 
-  const server = new WebSocketServer({ host: '127.0.0.1', port: opts.port ?? 0, handleProtocols: (protocols) => (protocols.has('ocpp1.6') ? 'ocpp1.6' : false) });
+  const server = new WebSocketServer({
+    host: '127.0.0.1',
+    port: opts.port ?? 0,
+    handleProtocols: (protocols) => (protocols.has('ocpp1.6') ? 'ocpp1.6' : false),
+  });
   server.on('connection', (ws) => {
     socket = ws;
     ws.on('error', () => {}); // a charge point killed mid-frame resets the connection: it just closes
@@ -166,7 +178,8 @@ export async function startRawCentralSystem(opts: { now?: () => number; port?: n
     url: `ws://127.0.0.1:${port}/ocpp`,
     frames,
     invalid,
-    calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
+    calls: (action) =>
+      frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
     answer: (action, handler) => void (answers[action] = handler),
     call(action, payload) {
       if (!socket) return Promise.reject(new Error('no charge point connected'));

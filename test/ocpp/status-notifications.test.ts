@@ -8,7 +8,11 @@ const { charger } = useRawChargers();
 
 /** Issue 29 item 6: the charge point sends the statuses asked for, and only the final one of a scheduled change. */
 
-const statuses = (cs: RawCentralSystem, connectorId: number) => cs.calls('StatusNotification').filter((p) => p.connectorId === connectorId).map((p) => p.status as string);
+const statuses = (cs: RawCentralSystem, connectorId: number) =>
+  cs
+    .calls('StatusNotification')
+    .filter((p) => p.connectorId === connectorId)
+    .map((p) => p.status as string);
 
 test('TriggerMessage StatusNotification sends the connector asked for, both when none is named', async () => {
   const c = await charger();

@@ -17,7 +17,10 @@ export async function writeSettings(dataDir: string, values: Record<string, Sett
   await database.write(async (tx) => {
     for (const [key, value] of Object.entries(values)) {
       const json = JSON.stringify(value);
-      await tx.insert(settingsTable).values({ key, value: json, updatedAt: 0 }).onConflictDoUpdate({ target: settingsTable.key, set: { value: json } });
+      await tx
+        .insert(settingsTable)
+        .values({ key, value: json, updatedAt: 0 })
+        .onConflictDoUpdate({ target: settingsTable.key, set: { value: json } });
     }
   });
   await database.close();

@@ -127,7 +127,10 @@ describe('smaller points', () => {
       const { json } = await h.http('GET', '/v1/login', { from: '127.0.0.9' });
       await h.http('POST', '/v1/login', { from: '127.0.0.9', body: { username: 'boss', password: loginProof(`guess-${i}`, json.token) } });
     }
-    const throttled = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.event === 'login_throttled');
+    const throttled = h.logs
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.event === 'login_throttled');
     expect(throttled.map((l) => l.level)).toEqual([40]);
   });
 
@@ -136,7 +139,10 @@ describe('smaller points', () => {
     let session = await h.login('viewer', 'viewer-password-1');
     const without = await h.http('POST', '/v1/accounts/viewer/password', { session, body: { password: 'viewer-password-2' } });
     expect([without.status, without.json.cause]).toEqual([400, expect.stringContaining('currentPassword')]);
-    const changed = await h.http('POST', '/v1/accounts/viewer/password', { session, body: { password: 'viewer-password-2', currentPassword: 'viewer-password-1' } });
+    const changed = await h.http('POST', '/v1/accounts/viewer/password', {
+      session,
+      body: { password: 'viewer-password-2', currentPassword: 'viewer-password-1' },
+    });
     expect([changed.status, changed.json]).toEqual([200, { success: true }]);
     expect((await h.http('GET', '/v1/session', { session })).status).toBe(200); // the session that proved it holds
     expect((await h.http('POST', '/v1/accounts/boss/password', { session, body: {} })).status).toBe(403); // not another's
@@ -156,7 +162,12 @@ describe('smaller points', () => {
       ['GET', '/nothing-here', {}],
     ] as const) {
       const res = await h.http(method, path, opts);
-      expect([path, res.status >= 400, res.headers['content-type'], res.headers['x-content-type-options']]).toEqual([path, true, expect.stringContaining('application/json'), 'nosniff']);
+      expect([path, res.status >= 400, res.headers['content-type'], res.headers['x-content-type-options']]).toEqual([
+        path,
+        true,
+        expect.stringContaining('application/json'),
+        'nosniff',
+      ]);
     }
   });
 

@@ -16,7 +16,11 @@ test(`at most ${MAX_RESTARTS} restarts within ${RESTART_WINDOW_MS / 60_000} minu
     c.h.clock.increment(60_000);
   }
   const refused = await c.api('POST', '/v1/restart');
-  expect([refused.status, refused.json.success, refused.headers['retry-after']]).toEqual([429, false, String((RESTART_WINDOW_MS - MAX_RESTARTS * 60_000) / 1000)]);
+  expect([refused.status, refused.json.success, refused.headers['retry-after']]).toEqual([
+    429,
+    false,
+    String((RESTART_WINDOW_MS - MAX_RESTARTS * 60_000) / 1000),
+  ]);
   expect(refused.headers['x-content-type-options']).toBe('nosniff');
   await new Promise((resolve) => setImmediate(resolve));
   expect(restarts).toBe(MAX_RESTARTS);

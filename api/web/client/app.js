@@ -40,17 +40,30 @@ const VIEWS = computed(() => [
 function Nav({ open, onNavigate }) {
   const views = VIEWS.value.filter((v) => !v.show || v.show());
   const count = messages.value.length;
-  const item = (v) => html`<li>
-    <a href=${`#/${v.path}`} aria-current=${route.value === v.path ? 'page' : undefined} onClick=${onNavigate}>
-      ${v.label}${v.badge && count > 0 && html` <span class="badge" aria-label=${t('nav.messageCount', { count })}>${count}</span>`}
-    </a>
-  </li>`;
+  const item = (v) =>
+    html`<li>
+      <a href=${`#/${v.path}`} aria-current=${route.value === v.path ? 'page' : undefined} onClick=${onNavigate}>
+        ${v.label}${v.badge && count > 0 && html` <span class="badge" aria-label=${t('nav.messageCount', { count })}>${count}</span>`}
+      </a>
+    </li>`;
   return html`<nav id="nav" aria-label=${t('nav.label')} class=${open ? 'open' : ''}>
-    <ul>${views.filter((v) => !v.settings).slice(0, 1).map(item)}</ul>
+    <ul>
+      ${views
+        .filter((v) => !v.settings)
+        .slice(0, 1)
+        .map(item)}
+    </ul>
     <h2 class="nav-heading">${t('nav.settings')}</h2>
-    <ul>${views.filter((v) => v.settings).map(item)}</ul>
+    <ul>
+      ${views.filter((v) => v.settings).map(item)}
+    </ul>
     <h2 class="nav-heading">${t('nav.operation')}</h2>
-    <ul>${views.filter((v) => !v.settings).slice(1).map(item)}</ul>
+    <ul>
+      ${views
+        .filter((v) => !v.settings)
+        .slice(1)
+        .map(item)}
+    </ul>
   </nav>`;
 }
 
@@ -61,12 +74,14 @@ function RebootBanner() {
   const may = roleAtLeast(session.value.role, 'operator');
   return html`<div class="banner" role="region" aria-label=${t('reboot.label')}>
     <p>${t('reboot.text')} ${may ? '' : t('reboot.askOperator')}</p>
-    ${may &&
-    html`<${ConfirmButton}
-      label=${t('reboot.restart')}
-      question=${t('reboot.confirm')}
-      onConfirm=${() => restartController().catch((err) => setError(refusal(err)))}
-    />`}
+    ${
+      may &&
+      html`<${ConfirmButton}
+        label=${t('reboot.restart')}
+        question=${t('reboot.confirm')}
+        onConfirm=${() => restartController().catch((err) => setError(refusal(err)))}
+      />`
+    }
     ${error && html`<p class="note error" role="alert">${error}</p>`}
   </div>`;
 }

@@ -3,8 +3,7 @@ import { lang, LANGUAGES } from './i18n.js';
 
 const locale = () => (LANGUAGES.find((l) => l.key === lang.value) || LANGUAGES[0]).locale;
 
-export const number = (value, digits = 0) =>
-  new Intl.NumberFormat(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+export const number = (value, digits = 0) => new Intl.NumberFormat(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
 
 export const kW = (watts) => `${number(watts / 1000, 2)} kW`;
 export const kWh = (wattHours) => `${number(wattHours / 1000, 2)} kWh`;

@@ -49,7 +49,17 @@ export function ConfirmButton({ label, question, onConfirm, disabled }) {
   if (!asking) return html`<button type="button" class="danger" ref=${first} disabled=${disabled} onClick=${() => setAsking(true)}>${label}</button>`;
   return html`<span class="confirm" role="group" aria-label=${question} onKeyDown=${(e) => e.key === 'Escape' && close()}>
     <span>${question}</span>
-    <button type="button" class="danger" ref=${yes} onClick=${() => { close(); onConfirm(); }}>${t('action.yes')}</button>
+    <button
+      type="button"
+      class="danger"
+      ref=${yes}
+      onClick=${() => {
+        close();
+        onConfirm();
+      }}
+    >
+      ${t('action.yes')}
+    </button>
     <button type="button" onClick=${close}>${t('action.no')}</button>
   </span>`;
 }

@@ -136,8 +136,7 @@ export function checkOperationFailed(json: any, what: string): void {
 }
 
 export const isUser = (u: any) => typeof u === 'object' && u !== null && UUID_RE.test(u.userId) && typeof u.userName === 'string';
-export const isStringRecord = (o: any) =>
-  typeof o === 'object' && o !== null && !Array.isArray(o) && Object.values(o).every((v) => typeof v === 'string');
+export const isStringRecord = (o: any) => typeof o === 'object' && o !== null && !Array.isArray(o) && Object.values(o).every((v) => typeof v === 'string');
 
 export function checkSuccessBody(p: Probe, res: HttpResult, what: string): void {
   const json = res.json;
@@ -304,7 +303,6 @@ export async function ensureSeeds(): Promise<void> {
     else if (got.json[key] !== value) await must('PATCH', '/v1/map', { [key]: value }, 200);
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lifecycle

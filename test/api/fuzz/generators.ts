@@ -52,16 +52,17 @@ export const sized = (n: number, units: readonly string[]) => Array.from({ lengt
 export const rawSafe = (s: string) => s.replace(/[^\x21-\x7e]+/gu, (m) => enc(m));
 
 export const sizedFrom = (lengths: readonly number[], units: readonly string[]) =>
-  fc
-    .tuple(fc.constantFrom(...lengths), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 3 }))
-    .map(([n, u]) => sized(n, u));
+  fc.tuple(fc.constantFrom(...lengths), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 3 })).map(([n, u]) => sized(n, u));
 
 /** Strings of the limit lengths of section 8 (255/256, 256/257, 1000/1001) and around, in all kinds of characters. */
 export const sizedString = sizedFrom([0, 1, 254, 255, 256, 257, 999, 1000, 1001], [...GOOD_UNITS, ...BAD_UNITS]);
 
 export const anyUnit = fc.oneof(
   fc.constantFrom(...GOOD_UNITS, ...BAD_UNITS),
-  fc.integer({ min: 0, max: 0x10ffff }).filter((cp) => cp < 0xd800 || cp > 0xdfff).map((cp) => String.fromCodePoint(cp)),
+  fc
+    .integer({ min: 0, max: 0x10ffff })
+    .filter((cp) => cp < 0xd800 || cp > 0xdfff)
+    .map((cp) => String.fromCodePoint(cp)),
   fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
 );
 
@@ -272,22 +273,24 @@ export const dateTime = fc
 /** Date-time lookalikes: valid ones, and ones wrong in one detail. */
 export const dateLike: fc.Arbitrary<string> = fc.oneof(
   dateTime,
-  fc.tuple(
-    dateTime,
-    fc.constantFrom(
-      (s: string) => s.replace('Z', ''),
-      (s: string) => s.replace('Z', '+00:00'),
-      (s: string) => s.replace('Z', 'z'),
-      (s: string) => s.replace('T', ' '),
-      (s: string) => s.replace(/\.\d{3}/, ''),
-      (s: string) => s.slice(0, 10),
-      (s: string) => s.replace(/-\d{2}-/, '-13-'),
-      (s: string) => s.replace(/-\d{2}T/, '-32T'),
-      (s: string) => ` ${s}`,
-      (s: string) => `${s}x`,
-      (s: string) => `+0${s}`,
-    ),
-  ).map(([s, f]) => f(s)),
+  fc
+    .tuple(
+      dateTime,
+      fc.constantFrom(
+        (s: string) => s.replace('Z', ''),
+        (s: string) => s.replace('Z', '+00:00'),
+        (s: string) => s.replace('Z', 'z'),
+        (s: string) => s.replace('T', ' '),
+        (s: string) => s.replace(/\.\d{3}/, ''),
+        (s: string) => s.slice(0, 10),
+        (s: string) => s.replace(/-\d{2}-/, '-13-'),
+        (s: string) => s.replace(/-\d{2}T/, '-32T'),
+        (s: string) => ` ${s}`,
+        (s: string) => `${s}x`,
+        (s: string) => `+0${s}`,
+      ),
+    )
+    .map(([s, f]) => f(s)),
   fc.constantFrom('2021-02-29T00:00:00.000Z', '2020-02-30T12:00:00.000Z', '2020-01-01T24:00:00.000Z', '1700000000000', 'now', ''),
 );
 
@@ -347,7 +350,6 @@ export function rangeExpectation(query: string): readonly number[] {
   if (from === 'valid' && to === 'valid') return Date.parse(params.get('from')!) > Date.parse(params.get('to')!) ? [200, 400] : [200];
   return [200];
 }
-
 
 export function decodeSafe(s: string): string {
   try {

@@ -57,6 +57,8 @@ export function mapExpectation(method: 'POST' | 'PATCH', raw: string | Buffer, s
 export async function expectStored(raw: string | Buffer, store: Record<string, string>): Promise<void> {
   const sent = (parsedBody(raw) as { value: Record<string, string> }).value;
   for (const [key, value] of Object.entries(sent)) {
-    expect(Object.hasOwn(store, key) ? store[key] : '<missing>', `pair ${JSON.stringify(key)} read back after ${short(JSON.stringify(String(raw)))}`).toBe(value);
+    expect(Object.hasOwn(store, key) ? store[key] : '<missing>', `pair ${JSON.stringify(key)} read back after ${short(JSON.stringify(String(raw)))}`).toBe(
+      value,
+    );
   }
 }

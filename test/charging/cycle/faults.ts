@@ -60,7 +60,9 @@ describe('faults and unavailability from every state', () => {
       const expectedCompleted = (await c.api('GET', '/v1/transactions')).json.length + (before.transaction ? 1 : 0);
       await c.sim('temperature', { celsius: 85 });
       await c.step(1000);
-      expect(brief(await c.state())).toEqual(suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging']);
+      expect(brief(await c.state())).toEqual(
+        suspends ? ['error', 'suspendedevse', 'authorized_for_charging'] : ['error', 'faulted', 'not_authorized_for_charging'],
+      );
       expect((await c.view()).plant).toMatchObject({ contactorClosed: false, pwmDuty: null, cableLocked: suspends });
       expect(await codes(c)).toEqual(['OVERTEMPERATURE']);
       expect((await c.view()).hmi).toBe('Error');

@@ -52,7 +52,12 @@ describe('settings and load management', () => {
     expect((await c.state()).systemState).toBe('wait_for_auth');
     expect((await c.view()).plant.lastBeep).toEqual({ count: 1, ms: 800 });
     expect(await c.beeps()).toBe(before + 1);
-    await c.api('PATCH', '/v1/settings', { params: [{ key: 'FLLEnabled', value: 1 }, { key: 'PhaseCurrentLimits', value: [20, 12, 20] }] });
+    await c.api('PATCH', '/v1/settings', {
+      params: [
+        { key: 'FLLEnabled', value: 1 },
+        { key: 'PhaseCurrentLimits', value: [20, 12, 20] },
+      ],
+    });
     await c.tag(KNOWN);
     expect((await c.view()).plant.pwmCurrentA).toBe(12);
   });

@@ -18,7 +18,13 @@ describe('a whole charge through the API and the simulator', () => {
       ambientTemp: 25,
     });
     await c.act('plug');
-    expect(await c.state()).toMatchObject({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing', connectionState: 'vehicle_connected_type2', type2State: 'b' });
+    expect(await c.state()).toMatchObject({
+      systemState: 'wait_for_auth',
+      authState: 'wait_for_auth',
+      ocppState: 'preparing',
+      connectionState: 'vehicle_connected_type2',
+      type2State: 'b',
+    });
     expect((await c.view()).hmi).toBe('Waiting for authorization');
 
     const beepsBefore = await c.beeps();

@@ -254,7 +254,10 @@ export class ChargePointSpec {
     // IEC 61851-1 safety rules.
     if (o.contactorClosed) {
       rule(o.cableLocked, 'the contactor is closed with the cable unlocked');
-      rule(this.requesting, `the contactor is closed with CP ${this.pilot.toUpperCase()}${this.pilot === 'd' ? ' without ventilation' : ''} (only C, or D with ventilation)`);
+      rule(
+        this.requesting,
+        `the contactor is closed with CP ${this.pilot.toUpperCase()}${this.pilot === 'd' ? ' without ventilation' : ''} (only C, or D with ventilation)`,
+      );
       rule(!this.fault, 'the contactor is closed during a fault');
       rule(this.enabled, 'the contactor is closed with charging disabled');
       rule(o.pwmA !== null || (cutDue !== null && o.at < cutDue), 'the contactor is closed without PWM past the 6 s power cut');
@@ -266,24 +269,43 @@ export class ChargePointSpec {
     // The outputs the state calls for.
     rule(o.pwmA === (pwmExpected ? this.allowedA : null), `PWM announces ${o.pwmA} A, expected ${pwmExpected ? `${this.allowedA} A` : 'none'}`);
     rule(o.contactorClosed === closedExpected, `the contactor is ${o.contactorClosed ? 'closed' : 'open'}, expected ${closedExpected ? 'closed' : 'open'}`);
-    rule(o.cableLocked === (this.tx !== null || o.contactorClosed), `the cable is ${o.cableLocked ? 'locked' : 'unlocked'}, expected locked exactly during a transaction or with the contactor closed`);
+    rule(
+      o.cableLocked === (this.tx !== null || o.contactorClosed),
+      `the cable is ${o.cableLocked ? 'locked' : 'unlocked'}, expected locked exactly during a transaction or with the contactor closed`,
+    );
 
     // Transactions: exactly while authorization and vehicle are both present (or suspended by a recoverable fault).
-    rule((o.transaction !== null) === (this.tx !== null), this.tx ? 'no transaction, though a vehicle and an authorization are present' : 'a transaction runs without a vehicle and an authorization');
-    if (o.transaction && this.tx) rule(o.transaction.tagId === (this.tx.tag ?? undefined), `the transaction's tag is ${o.transaction.tagId}, expected ${this.tx.tag ?? 'none (free charging)'}`);
+    rule(
+      (o.transaction !== null) === (this.tx !== null),
+      this.tx ? 'no transaction, though a vehicle and an authorization are present' : 'a transaction runs without a vehicle and an authorization',
+    );
+    if (o.transaction && this.tx)
+      rule(
+        o.transaction.tagId === (this.tx.tag ?? undefined),
+        `the transaction's tag is ${o.transaction.tagId}, expected ${this.tx.tag ?? 'none (free charging)'}`,
+      );
     rule(o.completed.length === this.expectedCompleted.length, `${o.completed.length} completed transactions, expected ${this.expectedCompleted.length}`);
     o.completed.forEach((c, i) => {
       const spec = this.expectedCompleted[i];
       if (!spec) return;
       rule(c.tagId === (spec.tag ?? undefined), `completed transaction ${i + 1} has tag ${c.tagId}, expected ${spec.tag ?? 'none'}`);
-      rule(c.consumption >= 0 && c.consumption <= Math.round(spec.meterAfter) - Math.round(spec.meterBefore), `completed transaction ${i + 1} bills ${c.consumption} Wh, more than the ${spec.meterAfter - spec.meterBefore} Wh metered during it`);
+      rule(
+        c.consumption >= 0 && c.consumption <= Math.round(spec.meterAfter) - Math.round(spec.meterBefore),
+        `completed transaction ${i + 1} bills ${c.consumption} Wh, more than the ${spec.meterAfter - spec.meterBefore} Wh metered during it`,
+      );
     });
     // Energy billed never exceeds energy metered since the transaction's start.
     if (o.transaction && this.tx) {
       const metered = Math.round(o.meterWh) - Math.round(this.tx.meterBefore);
-      rule(o.transaction.consumption >= 0 && o.transaction.consumption <= metered, `the transaction bills ${o.transaction.consumption} Wh, ${metered} Wh metered since its start`);
+      rule(
+        o.transaction.consumption >= 0 && o.transaction.consumption <= metered,
+        `the transaction bills ${o.transaction.consumption} Wh, ${metered} Wh metered since its start`,
+      );
     }
-    rule(JSON.stringify(o.feedback) === JSON.stringify(this.expectedFeedback), `feedback ${JSON.stringify(o.feedback)}, expected ${JSON.stringify(this.expectedFeedback)}`);
+    rule(
+      JSON.stringify(o.feedback) === JSON.stringify(this.expectedFeedback),
+      `feedback ${JSON.stringify(o.feedback)}, expected ${JSON.stringify(this.expectedFeedback)}`,
+    );
 
     this.last = o;
     if (!o.contactorClosed) this.pwmOffUnderLoadSince = null;

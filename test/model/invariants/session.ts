@@ -45,12 +45,16 @@ export class SessionSpec {
    * POST /v1/login from `address` with a proof made from `token` (null: none) and the right or a wrong password,
    * for an existing account or not, at `at`; the controller answered `status`, and `sessionId` when it was 200.
    */
-  login(attempt: { address: string; token: string | null; passwordRight: boolean; accountExists: boolean; at: number; sessionId?: string }, status: number): string[] {
+  login(
+    attempt: { address: string; token: string | null; passwordRight: boolean; accountExists: boolean; at: number; sessionId?: string },
+    status: number,
+  ): string[] {
     const { address, token, at } = attempt;
     const c = this.clients.get(address);
     let expected: 200 | 401;
     let counts = false;
-    if (!c?.token) expected = 401; // no valid token: refused, nothing spent, not a failure
+    if (!c?.token)
+      expected = 401; // no valid token: refused, nothing spent, not a failure
     else {
       const recent = this.failures.filter((f) => f.at > at - FAILURE_WINDOW);
       const throttled = recent.filter((f) => f.address === address).length >= FAILURES_PER_ADDRESS || recent.length >= FAILURES_TOTAL;

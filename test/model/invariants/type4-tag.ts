@@ -98,14 +98,14 @@ export class Type4TagSpec {
       rule(errors.includes(status), `status ${sw(status)}, expected ${errors.map(sw).join(' or ')}`);
       return true;
     };
-    if (command.length < 4) return expectError([SW_WRONG_LENGTH]), broken;
+    if (command.length < 4) return (expectError([SW_WRONG_LENGTH]), broken);
     const [cla, ins, p1, p2] = [command[0]!, command[1]!, command[2]!, command[3]!];
-    if (cla !== 0x00) return expectError([SW_CLA]), broken;
+    if (cla !== 0x00) return (expectError([SW_CLA]), broken);
     const cc = typeof this.cc === 'object' ? this.cc : null;
     switch (ins) {
       case 0xa4: {
         const lc = command[4];
-        if (lc === undefined || (command.length !== 5 + lc && command.length !== 6 + lc)) return expectError([SW_WRONG_LENGTH]), broken;
+        if (lc === undefined || (command.length !== 5 + lc && command.length !== 6 + lc)) return (expectError([SW_WRONG_LENGTH]), broken);
         const name = Array.from(command).slice(5, 5 + lc);
         rule(data.length === 0, 'SELECT answered with data (T4T: no FCI)');
         if (p1 === 0x04) {
@@ -128,7 +128,7 @@ export class Type4TagSpec {
           this.file = file;
           return broken;
         }
-        return expectError([...SW_WRONG_P1P2, SW_NOT_FOUND]), broken;
+        return (expectError([...SW_WRONG_P1P2, SW_NOT_FOUND]), broken);
       }
       case 0xb0: {
         const errors: number[] = [];
@@ -160,7 +160,11 @@ export class Type4TagSpec {
               this.ccBytes = data.slice(0, (data[0]! << 8) | data[1]!);
             }
           }
-          if (this.ccBytes) rule(data.every((b, i) => b === this.ccBytes![offset + i]), 'the capability container changed between reads');
+          if (this.ccBytes)
+            rule(
+              data.every((b, i) => b === this.ccBytes![offset + i]),
+              'the capability container changed between reads',
+            );
         } else {
           data.forEach((b, i) => {
             const k = this.known.get(offset + i);
@@ -196,11 +200,13 @@ export class Type4TagSpec {
         if (!cc && status !== SW_OK) errors.push(SW_WRONG_LENGTH, ...(errors.length === 0 ? [SW_OFFSET] : []));
         if (expectError(errors)) return broken;
         rule(status === SW_OK && data.length === 0, `UPDATE BINARY answered ${hexOf(response)}`);
-        Array.from(command).slice(5).forEach((b, i) => this.known.set(offset + i, b));
+        Array.from(command)
+          .slice(5)
+          .forEach((b, i) => this.known.set(offset + i, b));
         return broken;
       }
       default:
-        return expectError([SW_INS]), broken;
+        return (expectError([SW_INS]), broken);
     }
   }
 }

@@ -27,7 +27,8 @@ export const DE = {
   "login.hint": "Immer nur eine Anmeldung: Wer sich hier anmeldet, beendet die Sitzung der App oder eines anderen Browsers.",
   "loggedOut.manual": "Sie haben sich abgemeldet.",
   "loggedOut.1002": "Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.",
-  "loggedOut.1003": "Sie wurden abgemeldet, weil sich jemand anderswo angemeldet hat (die App, ein anderer Browser oder ein Smartphone über NFC). Der Controller erlaubt immer nur eine Anmeldung.",
+  "loggedOut.1003":
+    "Sie wurden abgemeldet, weil sich jemand anderswo angemeldet hat (die App, ein anderer Browser oder ein Smartphone über NFC). Der Controller erlaubt immer nur eine Anmeldung.",
   "loggedOut.1004": "Sie wurden nach 60 Sekunden ohne Verbindung zum Controller abgemeldet (zum Beispiel, weil dieser Computer im Ruhezustand war).",
   "loggedOut.1005": "Sie wurden abgemeldet, weil sich Ihre Netzwerkadresse geändert hat.",
   "loggedOut.restart": "Der Controller wurde neu gestartet, die geänderten Einstellungen sind wirksam. Bitte melden Sie sich erneut an.",
@@ -143,7 +144,8 @@ export const DE = {
   "whitelist.removed": "Tag {id} gelöscht.",
   "whitelist.confirmDelete": "Tag {id} löschen?",
   "pairing.heading": "Anlernmodus",
-  "pairing.hint": "Ein Tag am Ladepunkt einlesen, statt seine ID einzutippen: Anlernen starten und das Tag innerhalb von 60 Sekunden an den Leser halten. Der Ladepunkt muss frei sein (kein Fahrzeug angeschlossen).",
+  "pairing.hint":
+    "Ein Tag am Ladepunkt einlesen, statt seine ID einzutippen: Anlernen starten und das Tag innerhalb von 60 Sekunden an den Leser halten. Der Ladepunkt muss frei sein (kein Fahrzeug angeschlossen).",
   "pairing.start": "Anlernen starten",
   "pairing.active": "Anlernen läuft…",
   "pairing.waiting": "Halten Sie das Tag jetzt an den Leser.",
@@ -153,7 +155,8 @@ export const DE = {
   "pairing.known": "Dieses Tag ist bereits in der Whitelist ({name}).",
   "pairing.addThis": "Dieses Tag hinzufügen",
   "pairing.refused": "Das Anlernen konnte nicht starten. Dafür muss der Ladepunkt frei sein.",
-  "users.hint": "Benutzer, die laden; ein Tag der Whitelist kann einem Benutzer gehören. Wird ein Benutzer gelöscht, bleiben seine Tags und Ladevorgänge erhalten.",
+  "users.hint":
+    "Benutzer, die laden; ein Tag der Whitelist kann einem Benutzer gehören. Wird ein Benutzer gelöscht, bleiben seine Tags und Ladevorgänge erhalten.",
   "users.list": "Benutzer",
   "users.empty": "Es gibt noch keine Benutzer.",
   "users.name": "Name",
@@ -188,7 +191,8 @@ export const DE = {
   "transactions.maxPower": "Höchste Leistung",
   "transactions.tag": "Tag",
   "transactions.user": "Benutzer",
-  "accounts.hint": "Zugänge für diese Weboberfläche, die App und NFC. Sie können Rollen bis zu Ihrer eigenen vergeben und Zugänge bis zu Ihrer eigenen Rolle verwalten.",
+  "accounts.hint":
+    "Zugänge für diese Weboberfläche, die App und NFC. Sie können Rollen bis zu Ihrer eigenen vergeben und Zugänge bis zu Ihrer eigenen Rolle verwalten.",
   "accounts.list": "Zugänge",
   "accounts.username": "Benutzername",
   "accounts.role": "Rolle",
@@ -207,7 +211,7 @@ export const DE = {
   "accounts.addSubmit": "Zugang hinzufügen",
   "accounts.password": "Passwort",
   "accounts.passwordRule": "8 bis 255 Zeichen. Leer lassen, um eines erzeugen zu lassen.",
-  "accounts.nameRule": "1 bis 64 Zeichen: Buchstaben, Ziffern, \".\", \"_\", \"-\" und \"@\".",
+  "accounts.nameRule": '1 bis 64 Zeichen: Buchstaben, Ziffern, ".", "_", "-" und "@".',
   "accounts.nameMissing": "Bitte einen Benutzernamen eingeben.",
   "accounts.added": "Zugang {name} hinzugefügt.",
   "accounts.secret": "Das Passwort für {name}, nur jetzt angezeigt. Notieren Sie es und geben Sie es sicher weiter:",

@@ -27,7 +27,8 @@ export const GB = {
   "login.hint": "One login at a time: logging in here ends the session of the app or of another browser.",
   "loggedOut.manual": "You have logged out.",
   "loggedOut.1002": "Your session has ended. Please log in again.",
-  "loggedOut.1003": "You were logged out because someone logged in elsewhere (the app, another browser or a phone over NFC). The controller allows one login at a time.",
+  "loggedOut.1003":
+    "You were logged out because someone logged in elsewhere (the app, another browser or a phone over NFC). The controller allows one login at a time.",
   "loggedOut.1004": "You were logged out after 60 seconds without contact with the controller (for example while this computer was asleep).",
   "loggedOut.1005": "You were logged out because your network address changed.",
   "loggedOut.restart": "The controller has restarted and the changed settings are in effect. Please log in again.",
@@ -143,7 +144,8 @@ export const GB = {
   "whitelist.removed": "Tag {id} deleted.",
   "whitelist.confirmDelete": "Delete tag {id}?",
   "pairing.heading": "Pairing mode",
-  "pairing.hint": "Read a tag at the charge point instead of typing its id: start pairing, then present the tag to the reader within 60 seconds. The charge point must be idle (no vehicle connected).",
+  "pairing.hint":
+    "Read a tag at the charge point instead of typing its id: start pairing, then present the tag to the reader within 60 seconds. The charge point must be idle (no vehicle connected).",
   "pairing.start": "Start pairing",
   "pairing.active": "Pairing…",
   "pairing.waiting": "Present the tag to the reader now.",
@@ -207,7 +209,7 @@ export const GB = {
   "accounts.addSubmit": "Add account",
   "accounts.password": "Password",
   "accounts.passwordRule": "8 to 255 characters. Leave empty to have one generated.",
-  "accounts.nameRule": "1 to 64 characters: letters, digits, \".\", \"_\", \"-\" and \"@\".",
+  "accounts.nameRule": '1 to 64 characters: letters, digits, ".", "_", "-" and "@".',
   "accounts.nameMissing": "Enter a user name.",
   "accounts.added": "Account {name} added.",
   "accounts.secret": "The password for {name}, shown only now. Note it and pass it on safely:",

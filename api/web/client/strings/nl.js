@@ -27,7 +27,8 @@ export const NL = {
   "login.hint": "Eén aanmelding tegelijk: wie zich hier aanmeldt, beëindigt de sessie van de app of van een andere browser.",
   "loggedOut.manual": "U bent afgemeld.",
   "loggedOut.1002": "Uw sessie is beëindigd. Meld u opnieuw aan.",
-  "loggedOut.1003": "U bent afgemeld omdat iemand zich elders heeft aangemeld (de app, een andere browser of een telefoon via NFC). De controller staat één aanmelding tegelijk toe.",
+  "loggedOut.1003":
+    "U bent afgemeld omdat iemand zich elders heeft aangemeld (de app, een andere browser of een telefoon via NFC). De controller staat één aanmelding tegelijk toe.",
   "loggedOut.1004": "U bent afgemeld na 60 seconden zonder contact met de controller (bijvoorbeeld omdat deze computer in slaapstand was).",
   "loggedOut.1005": "U bent afgemeld omdat uw netwerkadres is gewijzigd.",
   "loggedOut.restart": "De controller is opnieuw gestart en de gewijzigde instellingen zijn actief. Meld u opnieuw aan.",
@@ -143,7 +144,8 @@ export const NL = {
   "whitelist.removed": "Tag {id} verwijderd.",
   "whitelist.confirmDelete": "Tag {id} verwijderen?",
   "pairing.heading": "Koppelmodus",
-  "pairing.hint": "Lees een tag in bij het laadpunt in plaats van de id in te typen: start het koppelen en houd de tag binnen 60 seconden voor de lezer. Het laadpunt moet vrij zijn (geen voertuig aangesloten).",
+  "pairing.hint":
+    "Lees een tag in bij het laadpunt in plaats van de id in te typen: start het koppelen en houd de tag binnen 60 seconden voor de lezer. Het laadpunt moet vrij zijn (geen voertuig aangesloten).",
   "pairing.start": "Koppelen starten",
   "pairing.active": "Bezig met koppelen…",
   "pairing.waiting": "Houd de tag nu voor de lezer.",
@@ -153,7 +155,8 @@ export const NL = {
   "pairing.known": "Deze tag staat al in de whitelist ({name}).",
   "pairing.addThis": "Deze tag toevoegen",
   "pairing.refused": "Het koppelen kon niet starten. Daarvoor moet het laadpunt vrij zijn.",
-  "users.hint": "Gebruikers die laden; een tag uit de whitelist kan bij een gebruiker horen. Bij het verwijderen van een gebruiker blijven zijn tags en transacties bewaard.",
+  "users.hint":
+    "Gebruikers die laden; een tag uit de whitelist kan bij een gebruiker horen. Bij het verwijderen van een gebruiker blijven zijn tags en transacties bewaard.",
   "users.list": "Gebruikers",
   "users.empty": "Er zijn nog geen gebruikers.",
   "users.name": "Naam",
@@ -188,7 +191,8 @@ export const NL = {
   "transactions.maxPower": "Hoogste vermogen",
   "transactions.tag": "Tag",
   "transactions.user": "Gebruiker",
-  "accounts.hint": "Accounts voor deze webinterface, de app en NFC. U kunt rollen tot en met uw eigen rol toekennen en accounts tot en met uw eigen rol beheren.",
+  "accounts.hint":
+    "Accounts voor deze webinterface, de app en NFC. U kunt rollen tot en met uw eigen rol toekennen en accounts tot en met uw eigen rol beheren.",
   "accounts.list": "Accounts",
   "accounts.username": "Gebruikersnaam",
   "accounts.role": "Rol",
@@ -207,7 +211,7 @@ export const NL = {
   "accounts.addSubmit": "Account toevoegen",
   "accounts.password": "Wachtwoord",
   "accounts.passwordRule": "8 tot 255 tekens. Laat leeg om er een te laten genereren.",
-  "accounts.nameRule": "1 tot 64 tekens: letters, cijfers, \".\", \"_\", \"-\" en \"@\".",
+  "accounts.nameRule": '1 tot 64 tekens: letters, cijfers, ".", "_", "-" en "@".',
   "accounts.nameMissing": "Vul een gebruikersnaam in.",
   "accounts.added": "Account {name} toegevoegd.",
   "accounts.secret": "Het wachtwoord voor {name}, alleen nu getoond. Noteer het en geef het veilig door:",

@@ -72,28 +72,32 @@ export function Accounts() {
                       ${
                         above
                           ? html`<span class="hint">${t('accounts.above')}</span>`
-                          : html`${!mine &&
-                              html`<${RoleChange}
-                                account=${a}
-                                roles=${giveable}
-                                onChange=${(role) =>
-                                  act(
-                                    () => call('PATCH', `/v1/accounts/${encodeURIComponent(a.username)}`, { role }),
-                                    t('accounts.roleChanged', { name: a.username, role: t(`role.${role}`) }),
-                                  )}
-                              />`}
+                          : html`${
+                                !mine &&
+                                html`<${RoleChange}
+                                  account=${a}
+                                  roles=${giveable}
+                                  onChange=${(role) =>
+                                    act(
+                                      () => call('PATCH', `/v1/accounts/${encodeURIComponent(a.username)}`, { role }),
+                                      t('accounts.roleChanged', { name: a.username, role: t(`role.${role}`) }),
+                                    )}
+                                />`
+                              }
                               <${ConfirmButton}
                                 label=${t('accounts.resetPassword')}
                                 question=${t('accounts.confirmReset', { name: a.username })}
                                 onConfirm=${() => resetPassword(a.username)}
                               />
-                              ${!mine &&
-                              html`<${ConfirmButton}
-                                label=${t('action.remove')}
-                                question=${t('accounts.confirmRemove', { name: a.username })}
-                                onConfirm=${() =>
-                                  act(() => call('DELETE', `/v1/accounts/${encodeURIComponent(a.username)}`), t('accounts.removed', { name: a.username }))}
-                              />`}`
+                              ${
+                                !mine &&
+                                html`<${ConfirmButton}
+                                  label=${t('action.remove')}
+                                  question=${t('accounts.confirmRemove', { name: a.username })}
+                                  onConfirm=${() =>
+                                    act(() => call('DELETE', `/v1/accounts/${encodeURIComponent(a.username)}`), t('accounts.removed', { name: a.username }))}
+                                />`
+                              }`
                       }
                     <//>
                   </tr>`;

@@ -10,10 +10,13 @@ export function MessageList() {
   if (list.length === 0) return html`<p class="all-clear">${t('messages.none')}</p>`;
   return html`<ul class="messages">
     ${list.map(
-      (m) => html`<li class=${m.severity === 'ERROR' ? 'error' : 'warning'}>
-        <p><strong>${m.severity === 'ERROR' ? t('messages.error') : t('messages.warning')}</strong> ${m.message} <span class="code">(${m.errorCode})</span></p>
-        ${m.correctiveActions && html`<p class="action">${t('messages.action')} ${m.correctiveActions}</p>`}
-      </li>`,
+      (m) =>
+        html`<li class=${m.severity === 'ERROR' ? 'error' : 'warning'}>
+          <p>
+            <strong>${m.severity === 'ERROR' ? t('messages.error') : t('messages.warning')}</strong> ${m.message} <span class="code">(${m.errorCode})</span>
+          </p>
+          ${m.correctiveActions && html`<p class="action">${t('messages.action')} ${m.correctiveActions}</p>`}
+        </li>`,
     )}
   </ul>`;
 }

@@ -20,10 +20,8 @@ export function SettingsGroup({ groupKey }) {
   }, []);
   const data = settings.value;
   const group = data && data.groups.find((g) => g.key === groupKey);
-  return html`<${Heading}>${t(`group.${groupKey}`)}<//>
-    ${!data && html`<p>${t('common.loading')}</p>`}
-    ${data && group && html`<${SettingsForm} group=${group} />`}
-    ${data && !group && groupKey !== 'whitelists' && html`<p>${t('settings.none')}</p>`}
+  return html`<${Heading}>${t(`group.${groupKey}`)}<//> ${!data && html`<p>${t('common.loading')}</p>`}
+    ${data && group && html`<${SettingsForm} group=${group} />`} ${data && !group && groupKey !== 'whitelists' && html`<p>${t('settings.none')}</p>`}
     ${groupKey === 'whitelists' && html`<${WhitelistManager} />`}`;
 }
 
@@ -139,11 +137,23 @@ function Field({ field, value, editable, cause, onChange }) {
       <legend>${field.label}</legend>
       <div class="triple-inputs">
         ${['L1', 'L2', 'L3'].map(
-          (phase, i) => html`<span class="phase">
-            <label for=${`${id}-${i}`}>${phase}</label>
-            <input id=${`${id}-${i}`} type="number" inputmode="numeric" step="1" value=${values[i]}
-              onInput=${(e) => { const next = [...values]; next[i] = parseInt10(e.currentTarget.value); onChange(next); }} ...${common} />${unit}
-          </span>`,
+          (phase, i) =>
+            html`<span class="phase">
+              <label for=${`${id}-${i}`}>${phase}</label>
+              <input
+                id=${`${id}-${i}`}
+                type="number"
+                inputmode="numeric"
+                step="1"
+                value=${values[i]}
+                onInput=${(e) => {
+                  const next = [...values];
+                  next[i] = parseInt10(e.currentTarget.value);
+                  onChange(next);
+                }}
+                ...${common}
+              />${unit}
+            </span>`,
         )}
       </div>
       <${FieldNotes} field=${field} editable=${editable} cause=${cause} />
@@ -184,6 +194,6 @@ function Field({ field, value, editable, cause, onChange }) {
 
 function FieldNotes({ field, editable, cause }) {
   return html`${cause && html`<p class="cause" id=${`e-${field.key}`}>${cause.charAt(0).toUpperCase() + cause.slice(1)}</p>`}
-    ${field.description && html`<p class="description" id=${`d-${field.key}`}>${field.description}</p>`}
-    ${!editable && html`<p class="readonly-note" id=${`r-${field.key}`}>${field.mode === 'ro' ? t('settings.readOnly') : t('settings.notAuthorized')}</p>`}`;
+  ${field.description && html`<p class="description" id=${`d-${field.key}`}>${field.description}</p>`}
+  ${!editable && html`<p class="readonly-note" id=${`r-${field.key}`}>${field.mode === 'ro' ? t('settings.readOnly') : t('settings.notAuthorized')}</p>`}`;
 }

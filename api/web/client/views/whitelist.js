@@ -136,13 +136,14 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
     onDone(t(mode === 'add' ? 'whitelist.added' : 'whitelist.saved', { id }));
   }
 
-  const select = (key, id, options, label) => html`<div class="field">
-    <label for=${id}>${label}</label>
-    <select id=${id} value=${values[key]} onChange=${set(key)}>
-      <option value="">${t('common.none')}</option>
-      ${options.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
-    </select>
-  </div>`;
+  const select = (key, id, options, label) =>
+    html`<div class="field">
+      <label for=${id}>${label}</label>
+      <select id=${id} value=${values[key]} onChange=${set(key)}>
+        <option value="">${t('common.none')}</option>
+        ${options.map(([value, text]) => html`<option value=${value}>${text}</option>`)}
+      </select>
+    </div>`;
 
   return html`<form class="subform" onSubmit=${submit} novalidate aria-labelledby="tag-form-heading">
     <h3 id="tag-form-heading">${mode === 'add' ? t('whitelist.addHeading') : t('whitelist.editHeading', { id: entry.id })}</h3>
@@ -254,10 +255,12 @@ function Pairing({ tags, onAdd }) {
     </div>
     ${phase === 'waiting' && html`<progress max=${PAIRING_S} value=${left} aria-label=${t('pairing.left', { seconds: left })}></progress>`}
     ${phase === 'refused' && html`<p class="note error" role="alert">${t('pairing.refused')} ${cause}</p>`}
-    ${phase === 'read' &&
-    !known &&
-    html`<div class="actions">
-      <button type="button" class="primary" onClick=${() => onAdd(tag)}>${t('pairing.addThis')}</button>
-    </div>`}
+    ${
+      phase === 'read' &&
+      !known &&
+      html`<div class="actions">
+        <button type="button" class="primary" onClick=${() => onAdd(tag)}>${t('pairing.addThis')}</button>
+      </div>`
+    }
   </div>`;
 }
