@@ -77,24 +77,27 @@ export function stateValues(input: PublishedInput): Values {
 export const TAG_TOPICS = ['tagId', 'userId'] as const;
 
 /** Every topic that may hold a retained value (cleared when retain is off): the single values and the JSON state. */
+/** The meter values' topics (all numbers), published at most once per interval. */
+const METER_TOPICS = [
+  'power',
+  'meterEnergy',
+  'sessionEnergy',
+  'currentL1',
+  'currentL2',
+  'currentL3',
+  'voltageL1',
+  'voltageL2',
+  'voltageL3',
+  'temperature',
+  'transactionDuration',
+] as const;
+
 export const RETAINABLE_TOPICS: readonly string[] = [
   ...['systemState', 'connectionState', 'authState', 'ocppState', 'type2State', 'transactionActive', 'messages'],
   ...['chargingEnabled', 'maxCurrent', 'loadLimit', 'loadLimitState', ...TAG_TOPICS],
   ...['offeredCurrent', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'transactionStart', 'lastSessionEnergy'],
   ...['backendConnected', 'startedAt', 'ipAddress'],
-  ...[
-    'power',
-    'meterEnergy',
-    'sessionEnergy',
-    'currentL1',
-    'currentL2',
-    'currentL3',
-    'voltageL1',
-    'voltageL2',
-    'voltageL3',
-    'temperature',
-    'transactionDuration',
-  ],
+  ...METER_TOPICS,
   'state',
 ];
 
@@ -140,23 +143,7 @@ const FLAGS: ReadonlySet<string> = new Set([
   'backendConnected',
 ]);
 /** The topics whose payload is a number. */
-const NUMERIC: ReadonlySet<string> = new Set([
-  'maxCurrent',
-  'loadLimit',
-  'offeredCurrent',
-  'lastSessionEnergy',
-  'power',
-  'meterEnergy',
-  'sessionEnergy',
-  'currentL1',
-  'currentL2',
-  'currentL3',
-  'voltageL1',
-  'voltageL2',
-  'voltageL3',
-  'temperature',
-  'transactionDuration',
-]);
+const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', ...METER_TOPICS]);
 
 /**
  * The JSON state topic: every single value in one object (the meter values as last published, so they too change
