@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PAGE_CSS, PAGE_HTML, PAGE_JS } from '../api/inspect/page.js';
+import { PAGE_HTML, PAGE_JS } from '../api/inspect/page.js';
+import { PAGE_CSS } from '../api/inspect/style.js';
 import { IMPORT_MAP_HASH } from '../api/web/vendor.js';
 import { chargeCycleMachine } from '../machines/charge-cycle.js';
 import { transitionTable } from '../machines/transitions.js';
