@@ -21,8 +21,8 @@ export interface BackendDeps {
   restart?: (() => void) | undefined;
   /** Every frame both ways (tests). */
   frame?: TransportOptions['frame'];
-  /** The event log: backend connection changes. */
-  events?: Pick<EventLog, 'backend'>;
+  /** The event log: backend connection changes, and a Reset as a restart (the audit trail). */
+  events?: Pick<EventLog, 'backend' | 'record'>;
   /** Sets the controller's wall clock to a time the central system gave (UTC ms). */
   setTime?: (ms: number) => void;
 }

@@ -30,6 +30,9 @@ export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule
     }
     const restart = ctx.restart;
     logger.info({ reason }, 'OCPP: reset: the transaction stops, the controller restarts');
+    // The audit trail names who restarted the charger and from where, as for POST /v1/restart.
+    const transactionEnded = charging.coreState()?.transaction != null;
+    ctx.events?.record({ kind: 'restart', by: 'OCPP central system', address: ctx.setting('OcppUrl'), transactionEnded }, ctx.now());
     ctx.later(async () => {
       if (charging.coreState()?.transaction) charging.stopTransaction(reason);
       await charging.settled();

@@ -326,6 +326,9 @@ describe('remote control', () => {
       expect(await c.csms.call('Reset', { type })).toEqual({ status: 'Accepted' });
       await until(c, () => restarts === 1, 'the restart');
       expect(c.csms.calls('StopTransaction')[0]).toMatchObject({ transactionId: 1, reason: `${type}Reset` });
+      // The audit trail: who restarted the charger, from where, and that the transaction ended with it.
+      const restartEvents = ((await c.api('GET', '/v1/events')).json.events as { kind: string }[]).filter((e) => e.kind === 'restart');
+      expect(restartEvents).toEqual([expect.objectContaining({ by: 'OCPP central system', address: c.csms.url, transactionEnded: true })]);
     }
     // A controller that cannot restart itself refuses.
     const c = await charger();
