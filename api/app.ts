@@ -55,6 +55,7 @@ export function createApp(deps: AppDeps): ApiApp {
     (handler: AppHandler): AppHandler =>
     (c, next) => {
       c.set('intake', intakes.public);
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- Hono's Handler answers HandlerResponse<any>
       return handler(c, next);
     };
 
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): ApiApp {
               requireSession(c);
               await requireAccount(c);
               c.set('intake', sessionIntake);
+              // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- Hono's Handler answers HandlerResponse<any>
               return handler(c, next);
             };
       const methods = Object.keys(operations) as DocMethod[];

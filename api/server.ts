@@ -24,7 +24,8 @@ function answerMalformedRequest(err: Error & { code?: string }, socket: Duplex):
     err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line or headers are too large (over 16 KiB); shorten the path or query' : 'Malformed HTTP request';
   const body = operationFailedText(cause);
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -211,7 +211,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   for (const entry of await services.whitelist.takeRemovedDuplicates()) {
     logger.warn(
       entry,
-      `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)`,
+      `whitelist entry ${JSON.stringify(entry.id)} was removed: its id is that of ${JSON.stringify(entry.keptId)} but for letter case, ` +
+        "which now name one tag (the entry added first is kept; the removed one's data is in the table whitelist_removed_duplicates)",
     );
   }
 

@@ -43,6 +43,7 @@ export function accountRoutes(router: Router, { accounts, sessions }: AppDeps): 
       if (!roleAtLeast(c.var.session.role, ACCOUNT_ADMIN_ROLE)) {
         throw forbidden(`Managing accounts needs a session of role ${ACCOUNT_ADMIN_ROLE} or higher`);
       }
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- Hono's Handler answers HandlerResponse<any>
       return handler(c, next);
     };
   const actor = (c: AppContext) => ({ username: c.var.session.username, role: c.var.session.role, address: clientAddress(c) });

@@ -1,6 +1,7 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { RPCServer } from 'ocpp-rpc';
 import { OCPP16 } from 'typed-ocpp';
 
@@ -20,7 +21,25 @@ export interface Frame {
   at: number;
 }
 
-type Handler = (payload: Record<string, any>, identity: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+/** An OCPP payload as tests read it: both validators have checked it, so tests reach its fields directly. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test-facing, fields read without narrowing
+export type Payload = Record<string, any>;
+
+type Handler = (payload: Payload, identity: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** What this file uses of ocpp-rpc's server-side client (its `client` event passes it untyped). */
+interface ChargePointLink {
+  readonly identity: string;
+  readonly state: number;
+  on(event: 'message', listener: (event: { message: Buffer | string; outbound: boolean }) => void): void;
+  on(event: 'close', listener: () => void): void;
+  handle(handler: (call: { method: string; params: Payload }) => Promise<Record<string, unknown>>): void;
+  call(method: string, params: Record<string, unknown>): Promise<unknown>;
+  sendRaw(text: string): void;
+  close(options: { force: boolean }): Promise<unknown>;
+  /** ws's socket, reached to stop reading it (`freeze`). */
+  readonly _ws?: { _socket?: { pause(): void } };
+}
 
 export interface CsmsOptions {
   port?: number;
@@ -37,8 +56,6 @@ export interface CsmsOptions {
   admit?: (identity: string) => Promise<boolean>;
 }
 
-type ServerClient = InstanceType<typeof RPCServer> extends { on(e: 'client', l: (c: infer C) => void): unknown } ? C : any;
-
 export interface Csms {
   port: number;
   /** The URL for OcppUrl (the charge point appends its identity). */
@@ -49,11 +66,11 @@ export interface Csms {
   /** Identities that connected, in order (one entry per connection). */
   connections: string[];
   /** Payloads of the charge point's calls of `action`, in order. */
-  calls(action: string): Record<string, any>[];
+  calls(action: string): Payload[];
   /** Replaces the answer to the charge point's `action`. */
   answer(action: string, handler: Handler): void;
   /** Calls the connected charge point (the latest connection). */
-  call(action: string, payload: Record<string, unknown>): Promise<any>;
+  call(action: string, payload: Record<string, unknown>): Promise<Payload>;
   /** Sends a frame as is, unchecked (tests: a malformed call). */
   rawSend(text: string): void;
   /** Whether a charge point is connected. */
@@ -91,7 +108,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   const handlers = defaultHandlers(now);
   /** Calls by message id, per direction of the call, to check each answer against its call. */
   const openCalls = new Map<string, OCPP16.Call>();
-  let current: ServerClient | undefined;
+  let current: ChargePointLink | undefined;
 
   const check = (direction: 'in' | 'out', message: unknown[]) => {
     const where = `${direction === 'in' ? 'charge point → central system' : 'central system → charge point'} ${JSON.stringify(message)}`;
@@ -120,7 +137,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
       ok ? accept({ identity: handshake.identity }, 'ocpp1.6') : reject(503, 'Service Unavailable'),
     );
   });
-  server.on('client', (client: any) => {
+  server.on('client', (client: ChargePointLink) => {
     current = client;
     connections.push(client.identity);
     options.log?.(`connected: ${client.identity}`);
@@ -139,7 +156,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
       options.log?.(`${outbound ? 'CS → CP' : 'CP → CS'} ${text}`);
     });
     client.on('close', () => options.log?.(`disconnected: ${client.identity}`));
-    client.handle(async ({ method, params }: { method: string; params: Record<string, any> }) => {
+    client.handle(async ({ method, params }) => {
       const handler = handlers[method];
       if (!handler) throw new Error(`no handler for ${method}`);
       return handler(params, client.identity);
@@ -147,7 +164,11 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   });
 
   const http: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
-  http.on('upgrade', server.handleUpgrade);
+  // ocpp-rpc decodes the path before its own error handling: a malformed one (`/%E0%A4%A`) rejects, and unhandled it
+  // would end the process.
+  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    server.handleUpgrade(request, socket as Socket, head).catch(() => socket.destroy());
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
@@ -164,21 +185,20 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     frames,
     invalid,
     connections,
-    calls: (action) =>
-      frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Record<string, any>),
+    calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Payload),
     answer(action, handler) {
       handlers[action] = handler;
     },
     async call(action, payload) {
       if (!current) throw new Error('no charge point connected');
-      return current.call(action, payload);
+      return (await current.call(action, payload)) as Payload;
     },
     rawSend(text) {
       current?.sendRaw(text);
     },
     connected: () => current !== undefined && current.state === 1,
     freeze() {
-      (current as any)?._ws?._socket?.pause();
+      current?._ws?._socket?.pause();
     },
     async drop() {
       await current?.close({ force: true });

@@ -51,7 +51,9 @@ export function createOutputs(deps: OutputsDeps) {
     hardware.contactor.set(false);
     safety.contactor(false, at);
     hardware.pilot.setDuty(null);
-    // Stryker disable next-line BooleanLiteral: its PWM state only matters at a later opening, and none is told after this (stop() removed every input first, a failed charge cycle sends no snapshot, mainLost ends the process)
+    // its PWM state only matters at a later opening, and none is told after this (stop() removed every input first, a failed charge cycle sends no
+    // snapshot, mainLost ends the process)
+    // Stryker disable next-line BooleanLiteral: see above
     safety.pwm(false, at);
     hardware.cableLock.set(false);
   }

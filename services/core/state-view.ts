@@ -78,15 +78,21 @@ export function createStateView(deps: StateViewDeps) {
         maxPower: tx.maxPowerW,
         OCPPMeterCurrent: { L1: -1 },
       };
-      // Stryker disable next-line ConditionalExpression: an undefined tagId is none wherever the state goes (valibot optional, JSON drops it, the readers use ??); the killed false variant ignored with it
+      // an undefined tagId is none wherever the state goes (valibot optional, JSON drops it, the readers use ??); the killed false variant ignored with
+      // it
+      // Stryker disable next-line ConditionalExpression: see above
       if (tx.tagId !== undefined) transaction.tagId = tx.tagId;
       // Stryker disable next-line ConditionalExpression: the same for userId
       if (tx.userId !== undefined) transaction.userId = tx.userId;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: every meter reads one current per phase, 1 or 3 (drivers/types.ts, the sim, the SDM630), never none; the killed false and <= variants ignored with them
+      // every meter reads one current per phase, 1 or 3 (drivers/types.ts, the sim, the SDM630), never none; the killed false and <= variants ignored
+      // with them
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
       if (meter && meter.currentsA.length > 0) {
         const [l1, l2, l3] = meter.currentsA;
         transaction.OCPPMeterCurrent = { L1: l1! };
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: a meter reads 1 or 3 currents, so both or neither are there; L2 and L3 as undefined are absent wherever the state goes (valibot optional, JSON, the dashboard's ??); the killed false variant ignored with them
+        // a meter reads 1 or 3 currents, so both or neither are there; L2 and L3 as undefined are absent wherever the state goes (valibot optional,
+        // JSON, the dashboard's ??); the killed false variant ignored with them
+        // Stryker disable next-line ConditionalExpression,LogicalOperator: see above
         if (l2 !== undefined && l3 !== undefined) Object.assign(transaction.OCPPMeterCurrent, { L2: l2, L3: l3 });
       }
     }

@@ -51,7 +51,9 @@ export function createSupervision(deps: SupervisionDeps) {
     if (reportedFaults.has(fault) === isActive) return;
     if (isActive) reportedFaults.add(fault);
     else reportedFaults.delete(fault);
-    // Stryker disable next-line ConditionalExpression: a fault clears only while the contactor is open (every active fault opens it), and safety.ts forgets a reason recorded while open at the next closing
+    // a fault clears only while the contactor is open (every active fault opens it), and safety.ts forgets a reason recorded while open at the next
+    // closing
+    // Stryker disable next-line ConditionalExpression: see above
     if (isActive) safety.fault(clock.now());
     // Reported (and logged) as the messages it raises and clears: see messageEvents.
     cycle().send({ type: 'FAULT', fault, active: isActive });

@@ -170,7 +170,9 @@ export const MQTT_SETTINGS = declare({
       gb: 'On: the tag id and user id of the transaction are published. Off (default): never, as they identify people.',
       de: 'Ein: Tag-ID und Benutzer-ID der Transaktion werden veröffentlicht. Aus (Standard): nie, da sie Personen identifizieren.',
       nl: 'Aan: de tag-ID en gebruikers-ID van de transactie worden gepubliceerd. Uit (standaard): nooit, omdat ze personen identificeren.',
-      fr: "Activé : l'identifiant du badge et celui de l'utilisateur de la transaction sont publiés. Désactivé (par défaut) : jamais, car ils identifient des personnes.",
+      fr:
+        "Activé : l'identifiant du badge et celui de l'utilisateur de la transaction sont " +
+        'publiés. Désactivé (par défaut) : jamais, car ils identifient des personnes.',
     },
     default: 0,
     role: 'operator',
@@ -182,7 +184,9 @@ export const MQTT_SETTINGS = declare({
       gb: 'On: commands on <base topic>/set/... are carried out (charging enabled, maximum current, load limit). Off: they are refused.',
       de: 'Ein: Befehle auf <Basis-Topic>/set/... werden ausgeführt (Laden aktiviert, Maximalstrom, Lastgrenze). Aus: Sie werden abgelehnt.',
       nl: 'Aan: opdrachten op <basistopic>/set/... worden uitgevoerd (laden ingeschakeld, maximale stroom, lastlimiet). Uit: ze worden geweigerd.',
-      fr: 'Activé : les commandes sur <topic de base>/set/... sont exécutées (charge activée, courant maximal, limite de charge). Désactivé : elles sont refusées.',
+      fr:
+        'Activé : les commandes sur <topic de base>/set/... sont exécutées (charge ' +
+        'activée, courant maximal, limite de charge). Désactivé : elles sont refusées.',
     },
     default: 0,
     role: 'operator',
@@ -191,10 +195,18 @@ export const MQTT_SETTINGS = declare({
   MqttLoadManagement: onOff({
     label: { gb: 'Load limit over MQTT', de: 'Lastgrenze über MQTT', nl: 'Lastlimiet via MQTT', fr: 'Limite de charge par MQTT' },
     description: {
-      gb: 'On: the current limit from <base topic>/set/LoadLimit applies; without a new one within the refresh time (and after a start, until the first), the fallback current applies.',
-      de: 'Ein: Die Stromgrenze von <Basis-Topic>/set/LoadLimit gilt; ohne neue innerhalb der Auffrischzeit (und nach einem Start bis zur ersten) gilt der Rückfallstrom.',
-      nl: 'Aan: de stroomlimiet van <basistopic>/set/LoadLimit geldt; zonder nieuwe binnen de verversingstijd (en na een start tot de eerste) geldt de terugvalstroom.',
-      fr: "Activé : la limite de courant de <topic de base>/set/LoadLimit s'applique ; sans nouvelle limite dans le délai de rafraîchissement (et après un démarrage, jusqu'à la première), le courant de repli s'applique.",
+      gb:
+        'On: the current limit from <base topic>/set/LoadLimit applies; without a new one within ' +
+        'the refresh time (and after a start, until the first), the fallback current applies.',
+      de:
+        'Ein: Die Stromgrenze von <Basis-Topic>/set/LoadLimit gilt; ohne neue innerhalb ' +
+        'der Auffrischzeit (und nach einem Start bis zur ersten) gilt der Rückfallstrom.',
+      nl:
+        'Aan: de stroomlimiet van <basistopic>/set/LoadLimit geldt; zonder nieuwe binnen ' +
+        'de verversingstijd (en na een start tot de eerste) geldt de terugvalstroom.',
+      fr:
+        "Activé : la limite de courant de <topic de base>/set/LoadLimit s'applique ; sans nouvelle limite dans le " +
+        "délai de rafraîchissement (et après un démarrage, jusqu'à la première), le courant de repli s'applique.",
     },
     default: 0,
     role: 'operator',

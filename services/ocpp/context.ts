@@ -6,6 +6,7 @@ import type { EventLog } from '../events.js';
 import type { Logger } from '../logger.js';
 import type { SettingKey, Settings } from '../settings/index.js';
 import type { Transactions } from '../transactions.js';
+import type { OCPP16 } from 'typed-ocpp';
 import type { TransportOptions } from './transport.js';
 
 export interface BackendDeps {
@@ -27,10 +28,28 @@ export interface BackendDeps {
   setTime?: (ms: number) => void;
 }
 
+/** The central system's requests the charge point answers, by action (ocpp-rpc's strict mode validated each). */
+interface IncomingRequests {
+  ChangeAvailability: OCPP16.ChangeAvailabilityRequest;
+  ChangeConfiguration: OCPP16.ChangeConfigurationRequest;
+  ClearCache: OCPP16.ClearCacheRequest;
+  ClearChargingProfile: OCPP16.ClearChargingProfileRequest;
+  DataTransfer: OCPP16.DataTransferRequest;
+  GetCompositeSchedule: OCPP16.GetCompositeScheduleRequest;
+  GetConfiguration: OCPP16.GetConfigurationRequest;
+  GetLocalListVersion: OCPP16.GetLocalListVersionRequest;
+  RemoteStartTransaction: OCPP16.RemoteStartTransactionRequest;
+  RemoteStopTransaction: OCPP16.RemoteStopTransactionRequest;
+  Reset: OCPP16.ResetRequest;
+  SendLocalList: OCPP16.SendLocalListRequest;
+  SetChargingProfile: OCPP16.SetChargingProfileRequest;
+  TriggerMessage: OCPP16.TriggerMessageRequest;
+  UnlockConnector: OCPP16.UnlockConnectorRequest;
+}
 /** A call the central system makes, answered by the returned payload (or a thrown CallError). */
-export type IncomingCall = (payload: Record<string, any>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+export type IncomingCall<Request> = (payload: Request) => Promise<Record<string, unknown>> | Record<string, unknown>;
 /** The calls one feature answers, by action. */
-export type IncomingCalls = Record<string, IncomingCall>;
+export type IncomingCalls = { [Action in keyof IncomingRequests]?: IncomingCall<IncomingRequests[Action]> };
 
 /**
  * What every OCPP feature of the charge point shares: the dependencies, the link's state, calls to the central

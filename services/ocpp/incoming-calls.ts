@@ -1,4 +1,4 @@
-import type { IncomingCalls, OcppContext } from './context.js';
+import type { IncomingCall, IncomingCalls, OcppContext } from './context.js';
 import { CallError, type IncomingCallHandler } from './transport.js';
 
 /** Calls a pending charge point refuses (OCPP 1.6 4.2: the central system may configure it, not start or stop charging). */
@@ -16,7 +16,8 @@ export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): Inc
     const pending = ctx.isPending();
     if (!ctx.isAccepted() && !pending) throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
     if (pending && NOT_WHILE_PENDING.has(action)) return { status: 'Rejected' };
-    const answer = Object.hasOwn(table, action) ? table[action] : undefined;
+    // ocpp-rpc's strict mode has checked the payload against this action's request schema.
+    const answer = Object.hasOwn(table, action) ? (table[action as keyof IncomingCalls] as IncomingCall<unknown> | undefined) : undefined;
     if (!answer) throw new CallError('NotImplemented', `${action} is not supported by this charge point`);
     return answer(payload);
   };

@@ -51,9 +51,15 @@ export const OCPP_CONNECTION_SETTINGS = declare({
     },
     description: {
       gb: 'HTTP basic authentication password at the central system (OCPP AuthorizationKey), 16 to 40 characters; empty: none. Write-only: it is never shown.',
-      de: 'Passwort der HTTP-Basic-Authentifizierung beim Zentralsystem (OCPP AuthorizationKey), 16 bis 40 Zeichen; leer: keines. Nur schreibbar: Es wird nie angezeigt.',
-      nl: 'Wachtwoord voor HTTP-basisauthenticatie bij het centrale systeem (OCPP AuthorizationKey), 16 tot 40 tekens; leeg: geen. Alleen schrijven: het wordt nooit getoond.',
-      fr: "Mot de passe d'authentification HTTP basique auprès du système central (OCPP AuthorizationKey), 16 à 40 caractères ; vide : aucun. En écriture seule : il n'est jamais affiché.",
+      de:
+        'Passwort der HTTP-Basic-Authentifizierung beim Zentralsystem (OCPP AuthorizationKey), ' +
+        '16 bis 40 Zeichen; leer: keines. Nur schreibbar: Es wird nie angezeigt.',
+      nl:
+        'Wachtwoord voor HTTP-basisauthenticatie bij het centrale systeem (OCPP AuthorizationKey), ' +
+        '16 tot 40 tekens; leeg: geen. Alleen schrijven: het wordt nooit getoond.',
+      fr:
+        "Mot de passe d'authentification HTTP basique auprès du système central (OCPP AuthorizationKey), " +
+        "16 à 40 caractères ; vide : aucun. En écriture seule : il n'est jamais affiché.",
     },
     type: 'string',
     length: [0, 40],
@@ -136,10 +142,18 @@ export const OCPP_PROTOCOL_SETTINGS = declare({
   OcppWebSocketPingInterval: {
     label: { gb: 'WebSocket ping interval', de: 'WebSocket-Ping-Intervall', nl: 'WebSocket-ping-interval', fr: 'Intervalle de ping WebSocket' },
     description: {
-      gb: 'A WebSocket ping is sent this often; a connection that does not answer before the next ping is closed and opened again (OCPP WebSocketPingInterval). 0: no pings.',
-      de: 'So oft wird ein WebSocket-Ping gesendet; eine Verbindung, die bis zum nächsten Ping nicht antwortet, wird geschlossen und neu aufgebaut (OCPP WebSocketPingInterval). 0: keine Pings.',
-      nl: 'Zo vaak wordt een WebSocket-ping verstuurd; een verbinding die voor de volgende ping niet antwoordt, wordt gesloten en opnieuw geopend (OCPP WebSocketPingInterval). 0: geen pings.',
-      fr: "Fréquence d'envoi d'un ping WebSocket ; une connexion qui ne répond pas avant le ping suivant est fermée puis rouverte (OCPP WebSocketPingInterval). 0 : aucun ping.",
+      gb:
+        'A WebSocket ping is sent this often; a connection that does not answer before the ' +
+        'next ping is closed and opened again (OCPP WebSocketPingInterval). 0: no pings.',
+      de:
+        'So oft wird ein WebSocket-Ping gesendet; eine Verbindung, die bis zum nächsten Ping nicht ' +
+        'antwortet, wird geschlossen und neu aufgebaut (OCPP WebSocketPingInterval). 0: keine Pings.',
+      nl:
+        'Zo vaak wordt een WebSocket-ping verstuurd; een verbinding die voor de volgende ping niet ' +
+        'antwoordt, wordt gesloten en opnieuw geopend (OCPP WebSocketPingInterval). 0: geen pings.',
+      fr:
+        "Fréquence d'envoi d'un ping WebSocket ; une connexion qui ne répond pas avant le " +
+        'ping suivant est fermée puis rouverte (OCPP WebSocketPingInterval). 0 : aucun ping.',
     },
     type: 'int',
     range: [0, 3600],
@@ -211,8 +225,12 @@ export const OCPP_PROTOCOL_SETTINGS = declare({
     },
     description: {
       gb: 'Wait before sending a refused transaction message again, multiplied by the attempts made (OCPP TransactionMessageRetryInterval).',
-      de: 'Wartezeit vor dem erneuten Senden einer abgelehnten Transaktionsnachricht, multipliziert mit den bisherigen Versuchen (OCPP TransactionMessageRetryInterval).',
-      nl: 'Wachttijd voordat een geweigerd transactiebericht opnieuw wordt verstuurd, vermenigvuldigd met het aantal pogingen (OCPP TransactionMessageRetryInterval).',
+      de:
+        'Wartezeit vor dem erneuten Senden einer abgelehnten Transaktionsnachricht, ' +
+        'multipliziert mit den bisherigen Versuchen (OCPP TransactionMessageRetryInterval).',
+      nl:
+        'Wachttijd voordat een geweigerd transactiebericht opnieuw wordt verstuurd, ' +
+        'vermenigvuldigd met het aantal pogingen (OCPP TransactionMessageRetryInterval).',
       fr: 'Attente avant de renvoyer un message de transaction refusé, multipliée par le nombre de tentatives (OCPP TransactionMessageRetryInterval).',
     },
     type: 'int',
@@ -253,9 +271,15 @@ export const OCPP_AUTHORIZATION_SETTINGS = declare({
     label: { gb: 'Local pre-authorization', de: 'Lokale Vorautorisierung', nl: 'Lokale pre-autorisatie', fr: 'Pré-autorisation locale' },
     description: {
       gb: 'While connected, a tag valid in the OCPP whitelist or the cache starts charging without asking the central system first (OCPP LocalPreAuthorize).',
-      de: 'Bei bestehender Verbindung startet ein in der OCPP-Whitelist oder im Cache gültiger Tag das Laden, ohne zuerst das Zentralsystem zu fragen (OCPP LocalPreAuthorize).',
-      nl: 'Met verbinding start een tag die geldig is in de OCPP-whitelist of de cache het laden zonder eerst het centrale systeem te vragen (OCPP LocalPreAuthorize).',
-      fr: "Connecté, un badge valide dans la liste blanche OCPP ou le cache démarre la charge sans interroger d'abord le système central (OCPP LocalPreAuthorize).",
+      de:
+        'Bei bestehender Verbindung startet ein in der OCPP-Whitelist oder im Cache gültiger ' +
+        'Tag das Laden, ohne zuerst das Zentralsystem zu fragen (OCPP LocalPreAuthorize).',
+      nl:
+        'Met verbinding start een tag die geldig is in de OCPP-whitelist of de cache ' +
+        'het laden zonder eerst het centrale systeem te vragen (OCPP LocalPreAuthorize).',
+      fr:
+        'Connecté, un badge valide dans la liste blanche OCPP ou le cache démarre la ' +
+        "charge sans interroger d'abord le système central (OCPP LocalPreAuthorize).",
     },
     default: 0,
     role: 'installer',
@@ -267,7 +291,9 @@ export const OCPP_AUTHORIZATION_SETTINGS = declare({
       gb: 'While the central system cannot be reached, tags valid in the OCPP whitelist or the cache may charge (OCPP LocalAuthorizeOffline).',
       de: 'Solange das Zentralsystem nicht erreichbar ist, dürfen in der OCPP-Whitelist oder im Cache gültige Tags laden (OCPP LocalAuthorizeOffline).',
       nl: 'Zolang het centrale systeem niet bereikbaar is, mogen tags die geldig zijn in de OCPP-whitelist of de cache laden (OCPP LocalAuthorizeOffline).',
-      fr: 'Tant que le système central est injoignable, les badges valides dans la liste blanche OCPP ou le cache peuvent charger (OCPP LocalAuthorizeOffline).',
+      fr:
+        'Tant que le système central est injoignable, les badges valides dans la ' +
+        'liste blanche OCPP ou le cache peuvent charger (OCPP LocalAuthorizeOffline).',
     },
     default: 1,
     role: 'installer',

@@ -246,7 +246,8 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
         try {
           return await calls.handle(action, (params ?? {}) as Record<string, unknown>);
         } catch (err) {
-          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message);
+          // createRPCError is typed as a plain record but builds an RPCError (an Error subclass).
+          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message) as unknown as Error;
           o.logger.error({ err, action }, 'OCPP: handling a call of the central system failed');
           throw err;
         }

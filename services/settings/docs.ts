@@ -5,7 +5,10 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 function valueText(field: FieldDef): string {
   switch (field.type) {
     case 'string':
-      return `string, ${field.length[0]}–${field.length[1]} characters${field.patternHint ? `, ${field.patternHint}` : ''}${field.writeOnly ? '; write-only (never shown: `value` empty, `isSet` 0 or 1)' : ''}`;
+      return (
+        `string, ${field.length[0]}–${field.length[1]} characters${field.patternHint ? `, ${field.patternHint}` : ''}` +
+        `${field.writeOnly ? '; write-only (never shown: `value` empty, `isSet` 0 or 1)' : ''}`
+      );
     case 'int':
       return `integer ${field.range[0]}–${field.range[1]}${field.unit ? ` ${field.unit}` : ''}`;
     case 'enum':
@@ -44,7 +47,9 @@ export function renderSettingsDocs(): string {
       for (const f of sg.fields) {
         const parents = (f.parents ?? []).map((p) => `${p.name} ∈ {${p.value.join(', ')}}`).join('; ');
         lines.push(
-          `| \`${f.key}\` | ${cell(f.label)} | ${cell(valueText(f))} | ${cell(defaultText(f))} | ${f.mode} | ${f.role} | ${f.mode === 'ro' ? '—' : (f.writeRole ?? f.role)} | ${f.app ? 'yes' : ''} | ${f.reboot ? 'yes' : ''} | ${cell(parents)} | ${cell(f.description)} |`,
+          `| \`${f.key}\` | ${cell(f.label)} | ${cell(valueText(f))} | ${cell(defaultText(f))} | ${f.mode} | ${f.role} | ` +
+            `${f.mode === 'ro' ? '—' : (f.writeRole ?? f.role)} | ${f.app ? 'yes' : ''} | ${f.reboot ? 'yes' : ''} | ` +
+            `${cell(parents)} | ${cell(f.description)} |`,
         );
       }
       lines.push('');

@@ -163,13 +163,11 @@ describe('all or nothing', () => {
       fc.constantFrom(...SEED_TAG_IDS).map((id): Bad => ({ command: 'add', entry: { id }, expected: [400] })),
       fc.uuid().map((u): Bad => ({ command: 'add', entry: { id: 'fresh-user-missing', userid: u }, expected: [404] })),
       fc.stringMatching(/^missing-[a-z0-9]{4}$/).map((id): Bad => ({ command: 'edit', entry: { id }, expected: [404] })),
-      fc
-        .tuple(fc.constantFrom<'add' | 'edit'>('add', 'edit'), badField)
-        .map(([command, [field, value]]): Bad => ({
-          command,
-          entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value },
-          expected: [400],
-        })),
+      fc.tuple(fc.constantFrom<'add' | 'edit'>('add', 'edit'), badField).map(([command, [field, value]]): Bad => ({
+        command,
+        entry: { id: command === 'add' ? 'fresh-bad-field' : 'SEED-TAG-2', [field]: value },
+        expected: [400],
+      })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(freshTag, { minLength: 1, maxLength: 3 }), bad, fc.nat(), fc.boolean(), async (fresh, b, at, duplicate) => {

@@ -123,7 +123,8 @@ describe('graceful stop', () => {
    * and its temperature reading, answered during the stop, raises a fault the charge cycle would act on.
    */
   for (const inFlight of [false, true]) {
-    it(`outputs made safe once and never commanded again, devices closed after their reads, no poll after it${inFlight ? ' (a poll in flight)' : ''}`, async () => {
+    const poll = inFlight ? ' (a poll in flight)' : '';
+    it(`outputs made safe once and never commanded again, devices closed after their reads, no poll after it${poll}`, async () => {
       const timeline: string[] = [];
       let holding = false;
       let release!: () => void;

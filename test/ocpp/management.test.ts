@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { startCsms, type Csms } from '../../bin/dev/central-system.js';
+import { startCsms } from '../../bin/dev/central-system.js';
 import { KNOWN } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';

@@ -126,7 +126,7 @@ export async function startRawCentralSystem(opts: { now?: () => number; port?: n
     socket = ws;
     ws.on('error', () => {}); // a charge point killed mid-frame resets the connection: it just closes
     ws.on('message', (data, isBinary) => {
-      const text = data.toString();
+      const text = (data as Buffer).toString(); // ws's default binaryType: a message is one Buffer
       let message: unknown;
       try {
         message = JSON.parse(text);

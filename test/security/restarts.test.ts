@@ -31,7 +31,8 @@ test('50 restarts through POST /v1/restart: no growth of database handles or hea
   });
   const { first, series } = JSON.parse(output.trim().split('\n').at(-1)!) as { first: Omit<Sample, 'restarts'>; series: Sample[] };
   console.log(
-    `after restart 1: ${first.handles} handles, ${first.heapMB.toFixed(1)} MB; ${series.map((s) => `after ${s.restarts}: ${s.handles}, ${s.heapMB.toFixed(1)} MB, RSS ${s.rssMB.toFixed(0)} MB`).join('; ')}`,
+    `after restart 1: ${first.handles} handles, ${first.heapMB.toFixed(1)} MB; ` +
+      series.map((s) => `after ${s.restarts}: ${s.handles}, ${s.heapMB.toFixed(1)} MB, RSS ${s.rssMB.toFixed(0)} MB`).join('; '),
   );
   expect(series.map((s) => s.restarts)).toEqual([10, 20, 30, 40, 50]);
   const warm = series.slice(0, 2);

@@ -23,7 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startHarness, type Harness, type HttpResult, type RequestOptions } from '../../harness.js';
 import { allowedStatuses, READ_ONLY, type RouteName, SESSION_CODES, SYSTEM_STATE_VALUES, UUID_RE } from './spec.js';
-import { chars, enc } from './generators.js';
+import { enc } from './generators.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP plumbing

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { transactions as transactionsTable } from '../../../db/schema.js';
-import { charging, KNOWN, OTHER, UNKNOWN } from '../scenario.js';
-import { until } from '../../ocpp/support.js';
+import { KNOWN, OTHER, UNKNOWN } from '../scenario.js';
 import { brief, charger } from './chargers.js';
 
 describe('authorization before plug-in', () => {

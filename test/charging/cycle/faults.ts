@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { transactions as transactionsTable } from '../../../db/schema.js';
 import { askToCharge, charging, codes, KNOWN, type Charger } from '../scenario.js';
-import { until } from '../../ocpp/support.js';
 import { brief, charger, chargers } from './chargers.js';
 
 /** How to reach each stable state of the charge cycle. */
@@ -52,7 +51,8 @@ const IN_TRANSACTION = new Set(['ready', 'charging', 'evPaused', 'pausing', 'evs
 describe('faults and unavailability from every state', () => {
   for (const [name, reach] of Object.entries(REACH)) {
     const suspends = IN_TRANSACTION.has(name);
-    it(`${name}: overtemperature → ${suspends ? 'error/suspendedevse, the transaction goes on' : 'error/faulted'} (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
+    const outcome = suspends ? 'error/suspendedevse, the transaction goes on' : 'error/faulted';
+    it(`${name}: overtemperature → ${outcome} (outputs safe), cleared below 75 °C; disabled → unavailable`, async () => {
       const c = await charger();
       await reach(c);
       await c.step(2000); // past `Reading card`

@@ -3,7 +3,7 @@
  * that it can check that together the scenarios took every transition).
  */
 import { describe, expect, it } from 'vitest';
-import { charging, KNOWN } from '../scenario.js';
+import { KNOWN } from '../scenario.js';
 import { startOcppCharger, until } from '../../ocpp/support.js';
 import { brief, chargers } from './chargers.js';
 

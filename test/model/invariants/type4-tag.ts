@@ -154,7 +154,7 @@ export class Type4TagSpec {
         if (this.file === 'cc') {
           if (offset === 0 && data.length >= 15) {
             const parsed = capabilityContainer(data);
-            rule(typeof parsed === 'object', `the capability container is invalid: ${String(parsed)}`);
+            rule(typeof parsed === 'object', `the capability container is invalid: ${typeof parsed === 'string' ? parsed : ''}`);
             if (!this.ccBytes) {
               this.cc = parsed;
               this.ccBytes = data.slice(0, (data[0]! << 8) | data[1]!);

@@ -28,7 +28,8 @@ export const DE = {
   "loggedOut.manual": "Sie haben sich abgemeldet.",
   "loggedOut.1002": "Ihre Sitzung ist beendet. Bitte melden Sie sich erneut an.",
   "loggedOut.1003":
-    "Sie wurden abgemeldet, weil sich jemand anderswo angemeldet hat (die App, ein anderer Browser oder ein Smartphone über NFC). Der Controller erlaubt immer nur eine Anmeldung.",
+    "Sie wurden abgemeldet, weil sich jemand anderswo angemeldet hat (die App, ein anderer " +
+    "Browser oder ein Smartphone über NFC). Der Controller erlaubt immer nur eine Anmeldung.",
   "loggedOut.1004": "Sie wurden nach 60 Sekunden ohne Verbindung zum Controller abgemeldet (zum Beispiel, weil dieser Computer im Ruhezustand war).",
   "loggedOut.1005": "Sie wurden abgemeldet, weil sich Ihre Netzwerkadresse geändert hat.",
   "loggedOut.restart": "Der Controller wurde neu gestartet, die geänderten Einstellungen sind wirksam. Bitte melden Sie sich erneut an.",
@@ -145,7 +146,8 @@ export const DE = {
   "whitelist.confirmDelete": "Tag {id} löschen?",
   "pairing.heading": "Anlernmodus",
   "pairing.hint":
-    "Ein Tag am Ladepunkt einlesen, statt seine ID einzutippen: Anlernen starten und das Tag innerhalb von 60 Sekunden an den Leser halten. Der Ladepunkt muss frei sein (kein Fahrzeug angeschlossen).",
+    "Ein Tag am Ladepunkt einlesen, statt seine ID einzutippen: Anlernen starten und das Tag innerhalb " +
+    "von 60 Sekunden an den Leser halten. Der Ladepunkt muss frei sein (kein Fahrzeug angeschlossen).",
   "pairing.start": "Anlernen starten",
   "pairing.active": "Anlernen läuft…",
   "pairing.waiting": "Halten Sie das Tag jetzt an den Leser.",

@@ -28,7 +28,8 @@ export const FR = {
   "loggedOut.manual": "Vous êtes déconnecté.",
   "loggedOut.1002": "Votre session est terminée. Veuillez vous reconnecter.",
   "loggedOut.1003":
-    "Vous avez été déconnecté parce que quelqu’un s’est connecté ailleurs (l’application, un autre navigateur ou un téléphone par NFC). Le contrôleur n’autorise qu’une connexion à la fois.",
+    "Vous avez été déconnecté parce que quelqu’un s’est connecté ailleurs (l’application, un autre " +
+    "navigateur ou un téléphone par NFC). Le contrôleur n’autorise qu’une connexion à la fois.",
   "loggedOut.1004": "Vous avez été déconnecté après 60 secondes sans contact avec le contrôleur (par exemple pendant la mise en veille de cet ordinateur).",
   "loggedOut.1005": "Vous avez été déconnecté parce que votre adresse réseau a changé.",
   "loggedOut.restart": "Le contrôleur a redémarré et les paramètres modifiés sont appliqués. Veuillez vous reconnecter.",
@@ -145,7 +146,8 @@ export const FR = {
   "whitelist.confirmDelete": "Supprimer le badge {id} ?",
   "pairing.heading": "Mode d’appairage",
   "pairing.hint":
-    "Lisez un badge au point de charge au lieu de saisir son identifiant : lancez l’appairage, puis présentez le badge au lecteur dans les 60 secondes. Le point de charge doit être libre (aucun véhicule branché).",
+    "Lisez un badge au point de charge au lieu de saisir son identifiant : lancez l’appairage, puis présentez " +
+    "le badge au lecteur dans les 60 secondes. Le point de charge doit être libre (aucun véhicule branché).",
   "pairing.start": "Lancer l’appairage",
   "pairing.active": "Appairage…",
   "pairing.waiting": "Présentez maintenant le badge au lecteur.",
@@ -156,7 +158,8 @@ export const FR = {
   "pairing.addThis": "Ajouter ce badge",
   "pairing.refused": "L’appairage n’a pas pu démarrer. Le point de charge doit être libre.",
   "users.hint":
-    "Utilisateurs qui rechargent ; un badge de la liste blanche peut appartenir à l’un d’eux. Supprimer un utilisateur conserve ses badges et ses transactions.",
+    "Utilisateurs qui rechargent ; un badge de la liste blanche peut appartenir à " +
+    "l’un d’eux. Supprimer un utilisateur conserve ses badges et ses transactions.",
   "users.list": "Utilisateurs",
   "users.empty": "Il n’y a encore aucun utilisateur.",
   "users.name": "Nom",
@@ -192,7 +195,8 @@ export const FR = {
   "transactions.tag": "Badge",
   "transactions.user": "Utilisateur",
   "accounts.hint":
-    "Comptes de connexion pour cette interface web, l’application et le NFC. Vous pouvez attribuer des rôles jusqu’au vôtre et gérer les comptes jusqu’à votre rôle.",
+    "Comptes de connexion pour cette interface web, l’application et le NFC. Vous " +
+    "pouvez attribuer des rôles jusqu’au vôtre et gérer les comptes jusqu’à votre rôle.",
   "accounts.list": "Comptes",
   "accounts.username": "Nom d’utilisateur",
   "accounts.role": "Rôle",

@@ -145,7 +145,8 @@ export const GB = {
   "whitelist.confirmDelete": "Delete tag {id}?",
   "pairing.heading": "Pairing mode",
   "pairing.hint":
-    "Read a tag at the charge point instead of typing its id: start pairing, then present the tag to the reader within 60 seconds. The charge point must be idle (no vehicle connected).",
+    "Read a tag at the charge point instead of typing its id: start pairing, then present the " +
+    "tag to the reader within 60 seconds. The charge point must be idle (no vehicle connected).",
   "pairing.start": "Start pairing",
   "pairing.active": "Pairing…",
   "pairing.waiting": "Present the tag to the reader now.",

@@ -28,7 +28,8 @@ export const NL = {
   "loggedOut.manual": "U bent afgemeld.",
   "loggedOut.1002": "Uw sessie is beëindigd. Meld u opnieuw aan.",
   "loggedOut.1003":
-    "U bent afgemeld omdat iemand zich elders heeft aangemeld (de app, een andere browser of een telefoon via NFC). De controller staat één aanmelding tegelijk toe.",
+    "U bent afgemeld omdat iemand zich elders heeft aangemeld (de app, een andere " +
+    "browser of een telefoon via NFC). De controller staat één aanmelding tegelijk toe.",
   "loggedOut.1004": "U bent afgemeld na 60 seconden zonder contact met de controller (bijvoorbeeld omdat deze computer in slaapstand was).",
   "loggedOut.1005": "U bent afgemeld omdat uw netwerkadres is gewijzigd.",
   "loggedOut.restart": "De controller is opnieuw gestart en de gewijzigde instellingen zijn actief. Meld u opnieuw aan.",
@@ -145,7 +146,8 @@ export const NL = {
   "whitelist.confirmDelete": "Tag {id} verwijderen?",
   "pairing.heading": "Koppelmodus",
   "pairing.hint":
-    "Lees een tag in bij het laadpunt in plaats van de id in te typen: start het koppelen en houd de tag binnen 60 seconden voor de lezer. Het laadpunt moet vrij zijn (geen voertuig aangesloten).",
+    "Lees een tag in bij het laadpunt in plaats van de id in te typen: start het koppelen en houd de " +
+    "tag binnen 60 seconden voor de lezer. Het laadpunt moet vrij zijn (geen voertuig aangesloten).",
   "pairing.start": "Koppelen starten",
   "pairing.active": "Bezig met koppelen…",
   "pairing.waiting": "Houd de tag nu voor de lezer.",
@@ -156,7 +158,8 @@ export const NL = {
   "pairing.addThis": "Deze tag toevoegen",
   "pairing.refused": "Het koppelen kon niet starten. Daarvoor moet het laadpunt vrij zijn.",
   "users.hint":
-    "Gebruikers die laden; een tag uit de whitelist kan bij een gebruiker horen. Bij het verwijderen van een gebruiker blijven zijn tags en transacties bewaard.",
+    "Gebruikers die laden; een tag uit de whitelist kan bij een gebruiker horen. " +
+    "Bij het verwijderen van een gebruiker blijven zijn tags en transacties bewaard.",
   "users.list": "Gebruikers",
   "users.empty": "Er zijn nog geen gebruikers.",
   "users.name": "Naam",
