@@ -438,8 +438,9 @@ export type ChargeCycleSnapshot = SnapshotFrom<typeof chargeCycleMachine>;
 /** The meta of the active atomic state. */
 export function stateMeta(snapshot: ChargeCycleSnapshot): StateMeta {
   const metas = Object.values(snapshot.getMeta()) as StateMeta[];
-  // Stryker disable next-line ConditionalExpression: only atomic states have a meta and getMeta() lists only states
+  // only atomic states have a meta and getMeta() lists only states
   // that have one, so the active state's meta is the one entry.
+  // Stryker disable next-line ConditionalExpression: see above
   const found = metas.find((m) => m && typeof m.systemState === 'string');
   if (!found) throw new Error(`charge cycle state ${JSON.stringify(snapshot.value)} has no meta`);
   return found;

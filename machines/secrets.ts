@@ -9,8 +9,9 @@ import { createHash } from 'node:crypto';
 export function secretEquals(secret: string, candidate: string): boolean {
   let diff = secret.length ^ candidate.length;
   // Past the candidate's end charCodeAt gives NaN, which XOR treats as 0; the length difference is already in diff.
-  // Stryker disable next-line EqualityOperator: one step further XORs NaN (past the secret's end) with the candidate's
+  // one step further XORs NaN (past the secret's end) with the candidate's
   // unit there, which is NaN (0) for an equal length and adds to a diff already non-zero otherwise.
+  // Stryker disable next-line EqualityOperator: see above
   for (let i = 0; i < secret.length; i++) diff |= secret.charCodeAt(i) ^ candidate.charCodeAt(i);
   return diff === 0;
 }

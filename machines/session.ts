@@ -147,8 +147,9 @@ export const sessionMachine = setup({
     issueToken: assign({
       clients: ({ context, event }) => {
         if (event.type !== 'TOKEN.ISSUE') return context.clients;
-        // Stryker disable next-line ArrayDeclaration: a new client's stale list; an entry there is no token ever issued
+        // a new client's stale list; an entry there is no token ever issued
         // (tokens are 128-bit random), and four real ones push it out before it could displace one.
+        // Stryker disable next-line ArrayDeclaration: see above
         const client = clientOf(context, event.address) ?? { address: event.address, token: null, stale: [] };
         return withClient(context.clients, { address: event.address, token: event.token, stale: retire(client) });
       },

@@ -109,8 +109,9 @@ export function processApdu(state: Type4State, apdu: Uint8Array): Type4Result {
   switch (ins) {
     case 0xa4: {
       // SELECT: by name (the NDEF application) or by file id within it.
-      // Stryker disable next-line ConditionalExpression: without it a 4-byte APDU reads Lc as undefined, 5 + undefined
+      // without it a 4-byte APDU reads Lc as undefined, 5 + undefined
       // is NaN, and the length check below refuses it with the same 67 00.
+      // Stryker disable next-line ConditionalExpression: see above
       if (apdu.length < 5) return fail(SW.wrongLength);
       const lc = apdu[4]!;
       // Case 3 (no Le) or case 4 (one Le byte, as Android sends it).
@@ -151,8 +152,9 @@ export function processApdu(state: Type4State, apdu: Uint8Array): Type4Result {
     case 0xd6: {
       // UPDATE BINARY: offset P1P2, Lc data bytes; only the NDEF file is writable.
       if (state.file === null) return fail(SW.noFileSelected);
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: a 4-byte APDU fails the length check below
+      // a 4-byte APDU fails the length check below
       // (Lc undefined: NaN), and a 5-byte one has Lc 0 there, refused with the same 67 00.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
       if (apdu.length < 5) return fail(SW.wrongLength);
       const lc = apdu[4]!;
       if (apdu.length !== 5 + lc || lc === 0 || lc > MLC) return fail(SW.wrongLength);
