@@ -36,7 +36,7 @@ export function createApp(deps: AppDeps): ApiApp {
     c.set('session', verdict.session);
   };
   // The session's account must still stand as it did at login (a role, password or removal by the API, the CLI in
-  // another process or a restore ends the session): one read of its row per request.
+  // another process or a restore ends the session): its row is read again after a write here, or after 1 s.
   const requireAccount = async (c: AppContext): Promise<void> => {
     if (!(await deps.sessions.accountHolds(c.var.session))) throw new SessionError(1003);
   };

@@ -143,6 +143,15 @@ export function createAccounts(database: Database, now: () => number = Date.now,
     const by = actor === 'owner' ? { by: audit?.owner ?? 'shell', address: 'shell' } : { by: actor.username, address: actor.address ?? 'unknown' };
     audit?.events.record({ ...event, ...by } as AccountEvent);
   };
+  /** Committed (or attempted) writes by this process: a session's cached account check is redone after one. */
+  let writes = 0;
+  const write = async <T>(change: (tx: WriteTx) => Promise<T>): Promise<T> => {
+    try {
+      return await database.write(change);
+    } finally {
+      writes++;
+    }
+  };
   const checkRoom = async (tx: WriteTx) => {
     const [row] = await tx.select({ n: count() }).from(accounts);
     if (row!.n >= MAX_ACCOUNTS) throw invalid(`There are ${MAX_ACCOUNTS} accounts, the most the controller keeps: remove one first`);
@@ -163,6 +172,9 @@ export function createAccounts(database: Database, now: () => number = Date.now,
       return row ? standingOf(row) : null;
     },
 
+    /** How many writes this process made to the accounts: unchanged, no account changed here since it was read. */
+    writes: (): number => writes,
+
     async list(): Promise<AccountSummary[]> {
       const rows = await database.db.select().from(accounts).orderBy(asc(accounts.username));
       return rows.map(summary);
@@ -173,7 +185,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
       if (!validUsername(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
       if (password !== undefined) checkPassword(password);
       const chosen = password ?? generatePassword();
-      const outcome = await database.write(async (tx) => {
+      const outcome = await write(async (tx) => {
         const rows = await all(tx);
         guard(actor, rows).mayGive(role);
         if (rows.some((r) => r.username === username)) throw invalid(`The account ${JSON.stringify(username)} exists already`);
@@ -187,7 +199,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
 
     /** Gives an account another role (not above the actor's; not its own; never the last of the highest role). */
     async setRole(actor: AccountActor, username: string, role: Role): Promise<AccountSummary> {
-      const { account, previous } = await database.write(async (tx) => {
+      const { account, previous } = await write(async (tx) => {
         const rows = await all(tx);
         const rules = guard(actor, rows);
         const row = rules.target(username);
@@ -210,7 +222,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
       const own = actor !== 'owner' && actor.username === username;
       if (own && current === undefined) throw invalid('Changing your own password needs your current password (currentPassword)');
       const chosen = password ?? generatePassword();
-      const outcome = await database.write(async (tx) => {
+      const outcome = await write(async (tx) => {
         const rows = await all(tx);
         if (own) {
           const row = rows.find((r) => r.username === username);
@@ -225,7 +237,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
 
     /** Removes an account (not the actor's own, not the last of the highest role present). */
     async remove(actor: AccountActor, username: string): Promise<void> {
-      await database.write(async (tx) => {
+      await write(async (tx) => {
         const rows = await all(tx);
         const rules = guard(actor, rows);
         const row = rules.target(username);
@@ -242,7 +254,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
      */
     async set(username: string, role: Role, password: string): Promise<'added' | 'updated'> {
       checkPassword(password);
-      const outcome = await database.write(async (tx) => {
+      const outcome = await write(async (tx) => {
         const rows = await all(tx);
         const existing = rows.find((r) => r.username === username);
         if (existing) {
@@ -268,7 +280,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
      * returned so the caller can show it once. Returns null when accounts already exist.
      */
     async ensureInitialOperator(password: string | undefined): Promise<{ password: string; generated: boolean } | null> {
-      return database.write(async (tx) => {
+      return write(async (tx) => {
         const any = await tx.select({ username: accounts.username }).from(accounts).limit(1);
         if (any.length > 0) return null;
         const chosen = password ?? generatePassword();

@@ -14,6 +14,14 @@ import type { Logger } from './logger.js';
  */
 export const ACTIVITY_RECORD_MS = 1000;
 
+/**
+ * A session's account is read again at most this long after it was last found standing (by the controller's clock):
+ * a change by this process (the API) is seen at the next request; one by another process on the database (`npm run
+ * accounts`, a restore) within this time. Reading the row on every request cost more than the rest of a request
+ * (GET /v1/system_state: about a tenth of the throughput, `npm run bench`).
+ */
+export const ACCOUNT_RECHECK_MS = 1000;
+
 export type LoginResult = { ok: true; sessionId: string } | { ok: false; reason: 'invalid' | 'throttled' | 'staleToken' };
 
 /**
@@ -39,6 +47,8 @@ export function createSessions(
   };
   /** The session's account standing at login (role, password, creation): the session holds while it is unchanged. */
   let standingAtLogin: { sessionId: string; standing: string } | null = null;
+  /** When the session's account was last found standing, and this process's account writes then. */
+  let standingChecked: { sessionId: string; at: number; writes: number } | null = null;
   /** Ends the current session if it is `sessionId` (as a logout does: its id answers 1003 from now on). */
   const end = (sessionId: string, reason: 'account_changed' | 'wrong_current_password') => {
     const session = actor.getSnapshot().context.session;
@@ -105,12 +115,20 @@ export function createSessions(
 
     /**
      * Whether the session's account still stands as it did at login: same role, same password, not removed (nor
-     * removed and added again), whoever changed it: the API, `npm run accounts` in another process, a restore. One
-     * read of the account's row; a changed account ends the session at once (false: answer 1003).
+     * removed and added again), whoever changed it: the API, `npm run accounts` in another process, a restore. Its
+     * row is read again after any account write of this process, or ACCOUNT_RECHECK_MS after the last read; a
+     * changed account ends the session at once (false: answer 1003).
      */
     async accountHolds(session: Session): Promise<boolean> {
+      const at = now();
+      const writes = accounts.writes();
+      const checked = standingChecked;
+      if (checked?.sessionId === session.id && checked.writes === writes && at >= checked.at && at - checked.at < ACCOUNT_RECHECK_MS) return true;
       const standing = await accounts.standing(session.username);
-      if (standing !== null && standingAtLogin?.sessionId === session.id && standing === standingAtLogin.standing) return true;
+      if (standing !== null && standingAtLogin?.sessionId === session.id && standing === standingAtLogin.standing) {
+        standingChecked = { sessionId: session.id, at, writes };
+        return true;
+      }
       end(session.id, 'account_changed');
       return false;
     },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_ACCOUNTS } from '../../services/accounts.js';
+import { ACCOUNT_RECHECK_MS } from '../../services/sessions.js';
 import { MAX_FAILED_LOGINS } from '../../machines/session.js';
 import { loginProof } from '../../machines/secrets.js';
 import { startHarness, type Harness } from '../harness.js';
@@ -50,6 +51,8 @@ describe('a change of the account ends its session at once', () => {
     expect((await h.http('GET', '/v1/session', { session })).json).toEqual({ username: 'tech', role: 'installer' });
     const run = await cli(args, input);
     expect(run.status).toBe(0);
+    // Another process's change is seen when the account is read again (services/sessions.ts ACCOUNT_RECHECK_MS).
+    await h.step(ACCOUNT_RECHECK_MS);
     const after = await h.http('GET', '/v1/session', { session });
     expect([after.status, after.json.code]).toEqual([401, 1003]);
     const create = await h.http('POST', '/v1/accounts', { session, body: { username: 'sneaky', role: 'installer', password: 'sneaky-password' } });
@@ -60,12 +63,14 @@ describe('a change of the account ends its session at once', () => {
   test('removed and added again with the same role and password (a restore written to the database)', async () => {
     await h.controller.accounts.set('tech', 'installer', PASSWORD);
     const session = await h.login('tech', PASSWORD);
+    expect((await h.http('GET', '/v1/session', { session })).status).toBe(200);
     const db = createClient({ url: `file:${join(h.dataDir, 'controller.db')}` });
     try {
       await db.execute({ sql: 'UPDATE accounts SET created_at = created_at + 1 WHERE username = ?', args: ['tech'] });
     } finally {
       db.close();
     }
+    await h.step(ACCOUNT_RECHECK_MS);
     expect((await h.http('GET', '/v1/session', { session })).status).toBe(401);
   });
 });
