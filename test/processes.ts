@@ -38,6 +38,20 @@ export async function launch(env: Record<string, string>): Promise<Running> {
   return { child, stdout, stderr, port };
 }
 
+/**
+ * Polls `done` until it gives something truthy (returned), or fails naming `what` after `ms`. For tests on real time
+ * (other processes, a real tty); rules on time are tested on the manual clock.
+ */
+export async function until<T>(what: string, done: () => T | Promise<T>, ms = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await done();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** Logs in as operator over HTTP. */
 export async function login(port: number, password: string): Promise<string> {
   const { json } = await httpRequest(port, 'GET', '/v1/login');

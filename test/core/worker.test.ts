@@ -13,23 +13,13 @@ import { CORE_NICE, LIVENESS_TIMEOUT_MS } from '../../services/core/protocol.js'
 import { createLogger } from '../../services/logger.js';
 import { FAILED, httpRequest, OPERATOR_PASSWORD, type HttpResult } from '../harness.js';
 import { loginProof } from '../../machines/secrets.js';
+import { until } from '../processes.js';
 
 /**
  * The production arrangement: the charge-point core in its real worker thread (dist/services/core/worker.js, built
  * by `npm test`), on the real clock. Waits are for conditions, with a deadline; the rules behind them (debounce,
  * timeouts) are tested on the manual clock elsewhere.
  */
-
-/** Polls `check` until it returns something truthy, or fails after `ms`. */
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 5_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 let root: string;
 beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-worker-'))));

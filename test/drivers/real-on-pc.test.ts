@@ -8,6 +8,7 @@ import { CMD } from '../../drivers/pn532/driver.js';
 import { RECOVERY_MS } from '../../drivers/pn532/reader.js';
 import { createSimulatedPn532 } from '../../drivers/pn532/sim.js';
 import { FAILED, startHarness, type Harness } from '../harness.js';
+import { until } from '../processes.js';
 import { openPty, ptyAvailable, type Pty } from './pty.js';
 
 /**
@@ -18,15 +19,6 @@ import { openPty, ptyAvailable, type Pty } from './pty.js';
  * a Modbus responder with an SDM630's registers). What arrives through the API can only have come through the
  * real driver.
  */
-
-/** Waits (real time: the bytes travel through a real tty) until `done` holds. */
-async function until(done: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 let dir: string;
 let h: Harness | undefined;
@@ -61,13 +53,13 @@ describe('NFC_PORT with HARDWARE=sim: the real PN532 driver, the rest simulated'
       const path = join(dir, 'ttyPN532');
       h = await startHarness({ env: { NFC_PORT: path } });
       const failures = () => lines(h!).filter((l) => l.msg === 'PN532 reader failed; waking it up again');
-      await until(() => failures().length === 1, 'the first failure reported');
+      await until('the first failure reported', () => failures().length === 1);
       expect(failures()[0]).toMatchObject({
         level: 40,
         err: `PN532 serial port ${path} cannot be opened: Error: No such file or directory, cannot open ${path}`,
       });
       await h.clock.advance(RECOVERY_MS);
-      await until(() => failures().length === 2, 'tried again after RECOVERY_MS');
+      await until('tried again after RECOVERY_MS', () => failures().length === 2);
 
       // The port appears: a pty, with the project's PN532 simulator (as strict as the chip) at its other end.
       const chip = await createSimulatedPn532();
@@ -76,14 +68,14 @@ describe('NFC_PORT with HARDWARE=sim: the real PN532 driver, the rest simulated'
       chip.port.on('data', (bytes: Buffer) => pty!.write(bytes));
       expect(chip.power()).toBe('low-vbat');
       await h.clock.advance(RECOVERY_MS);
-      await until(() => chip.commands.includes(CMD.InListPassiveTarget), 'the driver woke the chip and waits for a card');
+      await until('the driver woke the chip and waits for a card', () => chip.commands.includes(CMD.InListPassiveTarget));
       expect(chip.power()).toBe('normal');
       expect(chip.commands.slice(0, 2)).toEqual([CMD.SAMConfiguration, CMD.GetFirmwareVersion]);
       expect(failures()).toHaveLength(2);
 
       // A card on the real reader reaches the charge cycle: refused (not whitelisted), one long beep of the simulated buzzer.
       chip.tap('04A1B2C3');
-      await until(async () => (await h!.http('GET', '/sim')).json.plant.beeps === 1, 'the tag read and refused');
+      await until('the tag read and refused', async () => (await h!.http('GET', '/sim')).json.plant.beeps === 1);
       expect((await h.http('GET', '/sim')).json.plant.lastBeep).toEqual({ count: 1, ms: 800 });
       await h.controller.events.settled();
       expect(lines(h).find((l) => l.event === 'tag_refused')).toMatchObject({ tagId: '04A1B2C3', reason: 'unknown' });

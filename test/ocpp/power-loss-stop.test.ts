@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { httpRequest } from '../harness.js';
-import { launch, login, type Running } from '../processes.js';
+import { launch, login, until, type Running } from '../processes.js';
 import { startRawCentralSystem, type RawCentralSystem } from './raw-central-system.js';
 import { ocppSettings, writeSettings } from './support.js';
 
@@ -21,16 +21,6 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 const TAG = '04A1B2C3';
 const PASSWORD = 'operator-secret-1';
-
-async function until<T>(what: string, done: () => Promise<T> | T, ms = 15_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await done();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 test('the PowerLoss StopTransaction carries the last committed reading and its time; /v1/transactions agrees', async () => {
   // The central system is down while the transaction runs: its port, closed.

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { httpRequest } from '../harness.js';
-import { launch, login, type Running } from '../processes.js';
+import { launch, login, until, type Running } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';
 
 /**
@@ -22,16 +22,6 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 const TAG = '04A1B2C3';
 const PASSWORD = 'operator-secret-1';
-
-async function until<T>(what: string, done: () => Promise<T> | T, ms = 15_000): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await done();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 async function kill(run: Running): Promise<void> {
   run.child.kill('SIGKILL');
