@@ -326,10 +326,7 @@ export class ChargePointSpec {
         `the transaction bills ${o.transaction.consumption} Wh, ${metered} Wh metered since its start`,
       );
     }
-    rule(
-      o.startAccepted === this.expectedStart,
-      `a user's start ${answer(o.startAccepted)}, expected ${answer(this.expectedStart)}`,
-    );
+    rule(o.startAccepted === this.expectedStart, `a user's start ${answer(o.startAccepted)}, expected ${answer(this.expectedStart)}`);
     rule(
       JSON.stringify(o.feedback) === JSON.stringify(this.expectedFeedback),
       `feedback ${JSON.stringify(o.feedback)}, expected ${JSON.stringify(this.expectedFeedback)}`,
