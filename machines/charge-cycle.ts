@@ -56,10 +56,18 @@ export const MIN_CHARGE_CURRENT_A = 6;
 /** IEC 61851-1: when the EV stays in C after the PWM went off, power is cut after this time. */
 export const POWER_CUT_DELAY_MS = 6_000;
 
-/** The authorization of the current session: a whitelisted tag, or free charging (no tag). */
+/**
+ * Who authorizes without a tag: `user`, a person starting the charge over MQTT or the web API
+ * (services/charge-control.ts). The station's own controls, so no tag and no user id: the transaction has no tagId.
+ */
+export const AUTHORIZATION_SOURCES = ['user'] as const;
+export type AuthorizationSource = (typeof AUTHORIZATION_SOURCES)[number];
+
+/** The authorization of the current session: a whitelisted tag, a start without a tag (`source`), or free charging (none). */
 export interface Authorization {
   tagId?: string;
   userId?: string;
+  source?: AuthorizationSource;
 }
 
 export interface ChargeContext {
@@ -86,6 +94,12 @@ export type StopReason = 'EVDisconnected' | 'Local' | 'Other' | CommandedStopRea
 export type ChargeEvent =
   | { type: 'PILOT'; level: PilotLevel }
   | { type: 'TAG'; id: string; known: boolean; userId?: string }
+  /**
+   * An authorization without a tag (a user's start): taken like a whitelisted tag where one starts or authorizes a
+   * session (before plug-in: held for `authTimeout`; plugged in, waiting or finished: the transaction starts), ignored
+   * elsewhere (a transaction runs or is stopping, unavailable, faulted: the caller refuses those beforehand).
+   */
+  | { type: 'AUTHORIZE'; source: AuthorizationSource }
   | { type: 'SETTINGS'; settings: Partial<ChargeSettings> }
   | { type: 'LOAD_LIMIT'; amps: number | null }
   | { type: 'FAULT'; fault: BlockingFault; active: boolean }
@@ -156,7 +170,7 @@ export const GUARD_DESCRIPTIONS: Record<string, string> = {
     '(CP E or F, a welded contactor or one that does not close), charging is enabled and the vehicle connected',
   plugged: 'CP level B, C or D (vehicle connected)',
   unplugged: 'CP level A (no vehicle)',
-  authorized: 'an authorization is held (a tag presented before plug-in), or free charging is enabled (no tag needed)',
+  authorized: "an authorization is held (a tag or a user's start before plug-in), or free charging is enabled (no tag needed)",
   requesting: 'CP level C, or D where ventilation is available (the EV asks for energy)',
   notRequesting: 'CP level B (the EV does not ask for energy)',
   currentAvailable: 'allowed current (maximum current setting, lowered by load management) is 6 A or more',
@@ -226,6 +240,7 @@ export const chargeCycleMachine = setup({
         return auth;
       },
     }),
+    authorizeWithoutTag: assign({ authorization: ({ event }) => (event.type === 'AUTHORIZE' ? { source: event.source } : null) }),
     clearAuthorization: assign({ authorization: null }),
   },
   guards: {
@@ -286,7 +301,10 @@ export const chargeCycleMachine = setup({
           initial: 'idle',
           always: { guard: 'plugged', target: 'session' },
           // A whitelisted tag authorizes, also while another is held (the hold starts again).
-          on: { TAG: { guard: 'knownTag', target: '.authorized', actions: ['authorizeByTag', accept('authorized')] } },
+          on: {
+            TAG: { guard: 'knownTag', target: '.authorized', actions: ['authorizeByTag', accept('authorized')] },
+            AUTHORIZE: { target: '.authorized', actions: 'authorizeWithoutTag' },
+          },
           states: {
             idle: {
               meta: meta({ systemState: 'idle', authState: 'not_authorized_for_charging', ocppState: 'available' }),
@@ -314,6 +332,7 @@ export const chargeCycleMachine = setup({
             waitForAuth: {
               meta: meta({ systemState: 'wait_for_auth', authState: 'wait_for_auth', ocppState: 'preparing' }),
               always: { guard: 'authorized', target: 'transaction' },
+              on: { AUTHORIZE: { target: 'transaction', actions: 'authorizeWithoutTag' } },
             },
 
             /** Plugged in and authorized: the transaction runs, the cable is locked. */
@@ -403,9 +422,10 @@ export const chargeCycleMachine = setup({
               after: { powerCut: 'finished' },
               on: { TAG: { actions: refuse('stopping') } },
             },
-            /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag starts a new one. */
+            /** The transaction is over, the cable is unlocked, the vehicle still connected. A new tag (or a user's start) starts a new one. */
             finished: {
               meta: meta({ systemState: 'finished', authState: 'not_authorized_for_charging', ocppState: 'finishing' }),
+              on: { AUTHORIZE: { target: 'transaction', actions: 'authorizeWithoutTag' } },
             },
           },
         },

@@ -10,14 +10,16 @@ import { conflict } from './errors.js';
  * - pause: a current limit of its own of 0 A (the charging service's limits by source: the lowest applies), so the
  *   cycle pauses as under a load limit below 6 A (`charging_pause`, suspendedEVSE); resume removes that limit. The
  *   pause ends with its transaction: the next one starts unpaused.
- * Starting a charge needs an authorization (a tag, the central system, free charging); the charge cycle has no
- * authorization without a tag yet, so `start` says so (docs/mqtt.md).
+ * - start: an authorization without a tag (AUTHORIZE, source `user`), taken as a whitelisted tag is: plugged in, the
+ *   transaction starts; before plug-in it is held for the authorization timeout. The transaction has no tagId; the
+ *   central system gets the idTag of a charge without a tag (services/ocpp/outbox.ts FREE_CHARGING_ID_TAG). Refused
+ *   while a charge runs or is still stopping, with charging disabled, or during a fault (docs/mqtt.md).
  */
 
 /** The current limit of a pause (A): below the 6 A a PWM can announce. */
 const PAUSE_LIMIT_A = 0;
 
-export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'setLoadLimit' | 'watch'>) {
+export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'setLoadLimit' | 'watch' | 'authorizeWithoutTag'>) {
   let paused = false;
   const running = () => charging.coreState()?.transaction != null;
 
@@ -43,10 +45,20 @@ export function createChargeControl(charging: Pick<ChargingService, 'coreState' 
     /** The running charge is paused by a user (pause). */
     paused: (): boolean => paused,
 
-    /** Starting needs an authorization: refused with the ways there are. */
+    /** Starts a charge without a tag: at once with a vehicle connected, else when one is plugged in within the authorization timeout. */
     start(): void {
-      if (running()) throw conflict('A charge is already running');
-      throw conflict('A charge starts with a tag, from the central system (RemoteStartTransaction) or by itself with free charging (setting FreeCharging)');
+      const state = charging.coreState();
+      if (!state) throw conflict('No charge can start: the charge point has not started yet');
+      if (state.transaction) throw conflict('A charge is already running');
+      const { systemState } = state.system;
+      if (systemState === 'unavailable') throw conflict('No charge can start: charging is disabled (setting ChargingEnabled)');
+      if (systemState === 'error') {
+        const faults = state.messages.filter((m) => m.severity === 'ERROR').map((m) => m.message);
+        throw conflict(`No charge can start during a fault${faults.length ? `: ${faults.join('; ')}` : ''}`);
+      }
+      // The session's tag or a stop under load: the contactor opens on C→B or after 6 s; nothing starts before.
+      if (state.outputs.contactorClosed) throw conflict('The last charge is still stopping: start again once the contactor has opened');
+      charging.authorizeWithoutTag('user');
     },
 
     /** Stops the running charge (its transaction ends, reason Remote). */

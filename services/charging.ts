@@ -1,6 +1,6 @@
 import type { SimState } from '../drivers/index.js';
 import type { TagTechnology } from '../drivers/types.js';
-import type { ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
+import type { AuthorizationSource, ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
 import type { PairingActor } from '../machines/main-thread.js';
 import type { ChargePoint, SystemState } from './core/system-state.js';
 import type { CoreLink } from './core-link.js';
@@ -216,6 +216,11 @@ export function createChargingService(deps: ChargingDeps) {
     /** An authorization from the central system (RemoteStartTransaction): the tag as if presented and known. */
     authorizeRemotely(idTag: string): void {
       linked().send({ type: 'tag', id: idTag, known: true });
+    },
+
+    /** An authorization without a tag (a user's start, services/charge-control.ts): a session as a tag would start it. */
+    authorizeWithoutTag(source: AuthorizationSource): void {
+      linked().send({ type: 'authorize', source });
     },
 
     /** Stops the running transaction (the central system); nothing happens without one. */

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
 import {
+  AUTHORIZATION_SOURCES,
   BLOCKING_FAULTS,
   COMMANDED_STOP_REASONS,
   TAG_ACCEPTANCES,
@@ -70,6 +71,8 @@ export const ToCoreSchema = v.variant('type', [
   v.strictObject({ type: v.literal('start'), start: CoreStartSchema }),
   /** A tag, already checked against the whitelist. */
   v.strictObject({ type: v.literal('tag'), id: tagId, known: v.boolean(), userId: v.optional(tagId) }),
+  /** An authorization without a tag (a user's start: services/charge-control.ts). */
+  v.strictObject({ type: v.literal('authorize'), source: v.picklist(AUTHORIZATION_SOURCES) }),
   v.strictObject({ type: v.literal('settings'), settings: v.partial(ChargeSettingsSchema) }),
   /** Stop the running transaction with this reason (the central system); nothing happens without one. */
   v.strictObject({ type: v.literal('stopTransaction'), reason: v.picklist(COMMANDED_STOP_REASONS) }),
@@ -115,7 +118,7 @@ const ChargeContextSchema = v.strictObject({
   settings: ChargeSettingsSchema,
   loadLimitA: v.nullable(finite),
   faults: v.array(v.picklist(BLOCKING_FAULTS)),
-  authorization: v.nullable(v.strictObject({ tagId: v.optional(tagId), userId: v.optional(tagId) })),
+  authorization: v.nullable(v.strictObject({ tagId: v.optional(tagId), userId: v.optional(tagId), source: v.optional(v.picklist(AUTHORIZATION_SOURCES)) })),
 }) satisfies v.GenericSchema<ChargeContext>;
 
 /** Whether `value` is an actor's state value: a string, or an object whose members are state values (or undefined). */

@@ -321,6 +321,9 @@ function startRunning(o: {
               : { type: 'TAG', id: message.id, known: message.known },
           );
           return;
+        case 'authorize':
+          cycle.send({ type: 'AUTHORIZE', source: message.source });
+          return;
         case 'settings':
           cycle.send({ type: 'SETTINGS', settings: message.settings });
           return;

@@ -40,6 +40,8 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
     { type: 'TAG', id: 'K', known: true, userId: 'user-K' },
     { type: 'TAG', id: 'O', known: true },
     { type: 'TAG', id: 'U', known: false },
+    // A user's start without a tag (MQTT `Charge` 1: services/charge-control.ts).
+    { type: 'AUTHORIZE', source: 'user' },
     { type: 'SETTINGS', settings: { freeCharging: !context.settings.freeCharging } },
     { type: 'SETTINGS', settings: { chargingEnabled: !context.settings.chargingEnabled } },
     { type: 'SETTINGS', settings: { ventilationAvailable: !context.settings.ventilationAvailable } },
@@ -61,6 +63,9 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
 /** The model's tags carry the user of the whitelist entry; the controller knows KNOWN's real user id. */
 const serializeState = (s: ChargeCycleSnapshot) =>
   JSON.stringify([s.value, { ...s.context, authorization: s.context.authorization?.tagId ?? s.context.authorization }]);
+
+/** The outcome of the last user's start the executor made (accepted, or refused by services/charge-control.ts). */
+let startAccepted: boolean | undefined;
 
 /** Transitions no path can take, with the reason (none: a fault present at start takes the rule any fault takes). */
 const UNREACHABLE: Record<string, string> = {};
@@ -114,6 +119,17 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   }
   if (type.startsWith('xstate.after.authTimeout')) return c.step(AUTH_TIMEOUT_MS);
   if (type.startsWith('xstate.after.powerCut')) return c.step(POWER_CUT_DELAY_MS);
+  if (event.type === 'AUTHORIZE') {
+    // The operation MQTT's `Charge` 1 runs (its transport: test/mqtt/charge-start.test.ts); a refusal is a conflict.
+    try {
+      c.h.controller.chargeControl.start();
+      startAccepted = true;
+    } catch (err) {
+      expect((err as { kind?: string }).kind).toBe('conflict');
+      startAccepted = false;
+    }
+    return c.step(0);
+  }
   switch (event.type) {
     case 'PILOT':
       return setPilot(c, event.level);
@@ -151,6 +167,8 @@ function inputOf(event: ChargeEvent): ChargeInput {
       return { kind: 'overtemperature', on: event.active };
     case 'STOP':
       return { kind: 'stop' };
+    case 'AUTHORIZE':
+      return { kind: 'start' };
     default:
       return { kind: 'wait' };
   }
@@ -167,6 +185,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
       if (e.type === 'LOAD_LIMIT') return `limit ${e.amps}`;
       if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
       if (e.type === 'STOP') return 'remote stop';
+      if (e.type === 'AUTHORIZE') return 'user start';
       return e.type.split('.')[2];
     })
     .join(' → ');
@@ -189,6 +208,7 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       let readingUntil = Number.NEGATIVE_INFINITY;
       let beeps = await c.beeps();
       let completed = 0;
+      startAccepted = undefined;
       const spec = new ChargePointSpec({ maxCurrentA: 16, authTimeoutMs: AUTH_TIMEOUT_MS });
       /** What the oracle sees after a step: the plant, the running and completed transactions, the beeps of the step. */
       const observe = async (): Promise<ChargeObservation> => {
@@ -206,6 +226,7 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
           transaction: transaction ? { consumption: transaction.consumption, ...(transaction.tagId ? { tagId: transaction.tagId } : {}) } : null,
           completed: done.map((t) => ({ consumption: t.consumption, ...(t.tagId ? { tagId: t.tagId } : {}) })),
           feedback: Array.from({ length: sounded }, () => kind),
+          ...(startAccepted !== undefined ? { startAccepted } : {}),
         };
       };
       const check = async (label: string) => {
@@ -237,6 +258,7 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       for (const [i, step] of path.steps.slice(1).entries()) {
         const [next, actions] = transition(chargeCycleMachine, model, step.event);
         const from = c.h.clock.now();
+        startAccepted = undefined;
         await execute(c, step.event);
         const label = `step ${i + 1}: ${JSON.stringify(step.event)}`;
         expect({ at: label, broken: spec.step(inputOf(step.event), from, await observe()) }).toEqual({ at: label, broken: [] });
@@ -281,9 +303,10 @@ describe(`charge cycle alone against the oracle, ${candidates.length} paths`, ()
       let at = 0;
       let tx: { tagId?: string } | null = null;
       const completed: { consumption: number; tagId?: string }[] = [];
-      const observe = (feedback: ('accept' | 'refuse')[]): ChargeObservation => {
+      const observe = (feedback: ('accept' | 'refuse')[], started?: boolean): ChargeObservation => {
         const contactor = model.hasTag('contactor');
         return {
+          ...(started !== undefined ? { startAccepted: started } : {}),
           at,
           contactorClosed: contactor,
           cableLocked: model.hasTag('locked') || contactor,
@@ -298,6 +321,8 @@ describe(`charge cycle alone against the oracle, ${candidates.length} paths`, ()
       const broken = [spec.start(observe([]))];
       for (const step of path.steps.slice(1)) {
         const [next, actions] = transition(chargeCycleMachine, model, step.event);
+        // A user's start is taken where the machine takes it (services/charge-control.ts refuses the rest).
+        const started = step.event.type === 'AUTHORIZE' ? model.can(step.event) : undefined;
         const from = at;
         at += durationOf(step.event);
         model = next;
@@ -312,7 +337,7 @@ describe(`charge cycle alone against the oracle, ${candidates.length} paths`, ()
           if (action.type === 'acceptTag') feedback.push('accept');
           if (action.type === 'refuseTag') feedback.push('refuse');
         }
-        broken.push(spec.step(inputOf(step.event), from, observe(feedback)));
+        broken.push(spec.step(inputOf(step.event), from, observe(feedback, started)));
       }
       if (broken.some((b) => b.length > 0))
         failures.push(

@@ -28,6 +28,8 @@ export type ChargeInput =
   | { kind: 'overtemperature'; on: boolean }
   /** A stop commanded from outside (the central system's RemoteStopTransaction, a reset): no tag, no beep. */
   | { kind: 'stop' }
+  /** A user starts a charge without a tag (MQTT `Charge` 1, the web API): accepted or refused, no beep. */
+  | { kind: 'start' }
   /** Only time passes. */
   | { kind: 'wait' };
 
@@ -47,7 +49,12 @@ export interface ChargeObservation {
   completed: { consumption: number; tagId?: string }[];
   /** Buzzer feedback sounded during the step, in order: `accept` (short beep), `refuse` (long beep). */
   feedback: ('accept' | 'refuse')[];
+  /** After a user's start: whether it was accepted. */
+  startAccepted?: boolean;
 }
+
+/** A user's start as answered (undefined: none in this step). */
+const answer = (accepted: boolean | undefined): string => (accepted === undefined ? 'none' : accepted ? 'accepted' : 'refused');
 
 /** IEC 61851-1: below 6 A there is no valid PWM. */
 const MIN_CURRENT_A = 6;
@@ -94,6 +101,8 @@ export class ChargePointSpec {
   private pwmOffUnderLoadSince: number | null = null;
   private last: ChargeObservation | undefined;
   private expectedFeedback: ('accept' | 'refuse')[] = [];
+  /** The answer a user's start of this step must get (undefined: no start in this step). */
+  private expectedStart: boolean | undefined;
   private expectedCompleted: { tag: string | null; meterBefore: number; meterAfter: number }[] = [];
 
   constructor(private readonly opts: ChargeSpecOptions) {
@@ -141,6 +150,7 @@ export class ChargePointSpec {
     // A transaction started in this step counts from the register before it; one ended counts up to the one after.
     const meter = { before: this.last?.meterWh ?? observation.meterWh, after: observation.meterWh };
     this.expectedFeedback = [];
+    this.expectedStart = undefined;
     switch (input.kind) {
       case 'pilot':
         if (input.level === 'a' && this.plugged) this.vehicleLeft(meter.after);
@@ -162,6 +172,9 @@ export class ChargePointSpec {
         break;
       case 'stop':
         if (this.tx) this.stopTransaction(from, meter.after);
+        break;
+      case 'start':
+        this.expectedStart = this.userStart(from);
         break;
       case 'wait':
         break;
@@ -215,6 +228,17 @@ export class ChargePointSpec {
       return;
     }
     this.auth = { tag: id };
+  }
+
+  /**
+   * A user's start: an authorization without a tag, as a whitelisted tag's where a charge can start (held before
+   * plug-in for the timeout, at once when plugged in); refused while a transaction runs, while the contactor is still
+   * closed after a stop, with charging disabled and during a fault. No tag is the session's: none can stop it.
+   */
+  private userStart(at: number): boolean {
+    if (!this.enabled || this.fault || this.tx || this.underLoad) return false;
+    this.auth = this.plugged ? { tag: null } : { tag: null, heldSince: at };
+    return true;
   }
 
   /** What follows from the state at once (a transaction starting or ending), then as time passes to `to`. */
@@ -302,6 +326,7 @@ export class ChargePointSpec {
         `the transaction bills ${o.transaction.consumption} Wh, ${metered} Wh metered since its start`,
       );
     }
+    rule(o.startAccepted === this.expectedStart, `a user's start ${answer(o.startAccepted)}, expected ${answer(this.expectedStart)}`);
     rule(
       JSON.stringify(o.feedback) === JSON.stringify(this.expectedFeedback),
       `feedback ${JSON.stringify(o.feedback)}, expected ${JSON.stringify(this.expectedFeedback)}`,
