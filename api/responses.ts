@@ -5,6 +5,8 @@ import type { ActiveTransactionDetails, Message as MessageType, SystemState as S
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../services/core/system-state.js';
 import { HMI_STATES } from '../services/core/hmi.js';
 import { LANGUAGES } from '../services/i18n.js';
+import { LIMIT_SOURCES } from '../services/energy/allocator.js';
+import type { EnergyStatus as EnergyStatusType } from '../services/energy/contracts.js';
 import type { CompletedTransaction as CompletedTransactionType, TransactionsSummary } from '../services/transactions.js';
 import type { User as UserType } from '../services/users.js';
 import { TAG_PRIORITIES, TAG_TYPES, type WhitelistEntry as WhitelistEntryType } from '../services/whitelist.js';
@@ -73,6 +75,27 @@ export const CompletedTransactionsSummary = v.object({ transactionCount: int, to
   TransactionsSummary
 >;
 
+const perLine = v.pipe(v.array(v.number()), v.length(3));
+/** The extension `energy` of SystemState (docs/energy.md, "Reporting"): the allocation and why. */
+export const EnergyStatus = v.object({
+  mode: v.picklist(['fast', 'solar', 'minSolar']),
+  currentA: v.number(),
+  phases: v.picklist([1, 3]),
+  reason: v.picklist([...LIMIT_SOURCES, 'ramp']),
+  description: v.string(),
+  limits: v.array(v.object({ source: v.picklist(LIMIT_SOURCES), amps: v.nullable(v.number()), status: v.picklist(['off', 'fresh', 'safe']) })),
+  inputs: v.object({
+    gridPowerW: v.nullable(perLine),
+    surplusW: v.nullable(v.number()),
+    gridOperatorW: v.nullable(v.number()),
+    siteShareA: v.nullable(perLine),
+  }),
+  solar: v.picklist(['bypassed', 'paused', 'charging']),
+  today: v.object({ solarWh: v.number(), gridWh: v.number() }),
+});
+const _energyStatusMatches: v.InferOutput<typeof EnergyStatus> extends Omit<EnergyStatusType, 'inputs'> ? true : never = true;
+void _energyStatusMatches;
+
 export const SystemState = v.object({
   systemState: v.picklist(SYSTEM_STATES),
   connectionState: v.picklist(CONNECTION_STATES),
@@ -94,6 +117,8 @@ export const SystemState = v.object({
       OCPPMeterCurrent: v.optional(v.object({ L1: v.number(), L2: v.optional(v.number()), L3: v.optional(v.number()) })),
     }) satisfies v.GenericSchema<unknown, ActiveTransactionDetails>,
   ),
+  /** Extension (docs/energy.md): the current offered, why, every limit and input. */
+  energy: v.optional(EnergyStatus),
 }) satisfies v.GenericSchema<unknown, SystemStateType>;
 
 export const Message = v.object({

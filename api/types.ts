@@ -2,6 +2,7 @@ import type { Context, Handler, Hono } from 'hono';
 import type { Session } from '../machines/session.js';
 import type { Accounts } from '../services/accounts.js';
 import type { ChargingService } from '../services/charging.js';
+import type { EnergyControl } from '../services/energy/contracts.js';
 import type { EventLog } from '../services/events.js';
 import type { Inspector } from '../services/inspector.js';
 import type { KeyValueStore } from '../services/kv-store.js';
@@ -50,6 +51,8 @@ export interface AppDeps {
   keyValues: KeyValueStore;
   transactions: Transactions;
   charging: ChargingService;
+  /** Energy management: the `energy` extension of /v1/system_state; absent, the extension is left out. */
+  energy?: EnergyControl | undefined;
   settings: Settings;
   dashboard: Dashboard;
   /** The simulated world: present with HARDWARE=sim only, and so are the /sim routes. */

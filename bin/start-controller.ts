@@ -21,6 +21,10 @@ import { startCoreLink, type CoreEvent } from '../services/core-link.js';
 import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
 import { createEventLog, type EventLog } from '../services/events.js';
+import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
+import { createEnergyManager, NO_ENERGY_INPUTS, type EnergyManager } from '../services/energy/manager.js';
+import { registerEnergyMetrics } from '../services/energy/metrics.js';
+import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
 import { createKeyValueStore, type KeyValueStore } from '../services/kv-store.js';
 import { createLogLevel, type Logger } from '../services/logger.js';
@@ -77,6 +81,12 @@ export interface ControllerOptions {
   restart?: () => void;
   /** Receives every OCPP frame both ways (tests). */
   ocppFrame?: BackendDeps['frame'];
+  /** The energy inputs (grid power, grid operator); none wired by default (tests: a scripted grid). */
+  energyInputs?: EnergyInputs;
+  /** The site link (several chargers on one grid connection); none by default. */
+  siteLink?: SiteLink | null;
+  /** The time zone of schedules and of today's energy (default: the process's). */
+  timeZone?: string;
 }
 
 export interface Controller {
@@ -110,6 +120,8 @@ export interface Controller {
   mqtt: MqttService;
   /** Stop, pause and resume of the running charge (MQTT; the web API's to use). */
   chargeControl: ChargeControl;
+  /** The allocator loop: every limit composed, its status and mode (docs/energy.md). */
+  energy: EnergyManager;
   metrics: Metrics;
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
@@ -314,12 +326,30 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
   const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
+  const energy = createEnergyManager({
+    clock,
+    now,
+    settings: () => energySettingsOf(settings),
+    saveMode: async (mode) => {
+      const result = await settings.set({ role: 'operator', username: 'energy' }, [{ key: 'ChargingMode', value: modeValue(mode) }]);
+      if (!result.params.every((p) => p.success)) throw new Error('the charging mode could not be saved');
+    },
+    charging,
+    inputs: options.energyInputs ?? NO_ENERGY_INPUTS,
+    site: options.siteLink ?? null,
+    logger,
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+  });
+  energy.start();
+  settings.onChange(() => energy.step());
+  registerEnergyMetrics(metrics.registry, () => energy.status());
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const app = createApp({
     ...services,
     accounts,
     sessions,
     charging,
+    energy,
     settings,
     dashboard,
     events,
@@ -364,6 +394,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     backend,
     mqtt,
     chargeControl,
+    energy,
     metrics,
     settings,
     reader,
@@ -375,6 +406,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await mqtt.stop(); // `offline` on the status topic before the charge point stops
         stopReading();
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
+        energy.stop();
         await charging.stop();
         nfc.stop();
         root.stop();

@@ -7,7 +7,7 @@ import { conflict } from './errors.js';
  * charge cycle already has (machines/charge-cycle.ts):
  * - stop: the commanded stop (STOP, reason `Remote`: OCPP 1.6 names a stop at the user's request from an app so),
  *   the same way the central system's RemoteStopTransaction takes; under load the PWM goes off first;
- * - pause: a current limit of its own of 0 A (the charging service's limits by source: the lowest applies), so the
+ * - pause: a current limit of its own of 0 A (an input of the allocator loop, services/energy/), so the
  *   cycle pauses as under a load limit below 6 A (`charging_pause`, suspendedEVSE); resume removes that limit. The
  *   pause ends with its transaction: the next one starts unpaused.
  * - start: an authorization without a tag (AUTHORIZE, source `user`), taken as a whitelisted tag is: plugged in, the
@@ -19,13 +19,13 @@ import { conflict } from './errors.js';
 /** The current limit of a pause (A): below the 6 A a PWM can announce. */
 const PAUSE_LIMIT_A = 0;
 
-export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'setLoadLimit' | 'watch' | 'authorizeWithoutTag'>) {
+export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag'>) {
   let paused = false;
   const running = () => charging.coreState()?.transaction != null;
 
   function unpause(): void {
     paused = false;
-    charging.setLoadLimit(null, 'pause');
+    charging.limits.set('pause', null);
   }
 
   // A pause belongs to its transaction.
@@ -72,7 +72,7 @@ export function createChargeControl(charging: Pick<ChargingService, 'coreState' 
       if (!running()) throw conflict(notRunning());
       if (paused) throw conflict('The charge is paused already');
       paused = true;
-      charging.setLoadLimit(PAUSE_LIMIT_A, 'pause');
+      charging.limits.set('pause', PAUSE_LIMIT_A);
     },
 
     /** Resumes a charge paused by `pause`. */

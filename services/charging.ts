@@ -11,6 +11,7 @@ import type { HmiState } from './core/hmi.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';
+import { createLimitInputs } from './energy/limit-inputs.js';
 
 export interface ChargingDeps {
   transactions: Transactions;
@@ -23,8 +24,6 @@ export interface ChargingDeps {
 }
 
 type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
-/** Where a current limit comes from (`pause`: a user's pause, services/charge-control.ts). */
-export type LoadLimitSource = 'loadManagement' | 'ocpp' | 'pause';
 
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
@@ -51,8 +50,8 @@ export function createChargingService(deps: ChargingDeps) {
   let authorizer: ((uid: string) => Promise<boolean>) | undefined;
   /** The central system's transaction id of each running transaction (shown in spec 2.13's transaction). */
   const backendIds = new Map<string, string>();
-  /** Current limits (A) by source; the core gets the lowest. */
-  const loadLimits = new Map<LoadLimitSource, number>();
+  /** Current limits set by the central system, MQTT, the simulator and the user's pause: inputs of the allocator loop. */
+  const limits = createLimitInputs();
   const watchers = new Set<() => void>();
 
   // The core's transaction effects are persisted in order (a checkpoint never overtakes its start); failures logged.
@@ -249,13 +248,14 @@ export function createChargingService(deps: ChargingDeps) {
     },
 
     /**
-     * A current limit (A) from `source`, null for none: load management (the simulator's control) or the central
-     * system's charging schedule. The core gets the lowest of them.
+     * The current limits of the central system, MQTT, the simulator and the user's pause (services/energy/
+     * limit-inputs.ts): inputs of the allocator loop, which composes them with every other limit.
      */
-    setLoadLimit(amps: number | null, source: LoadLimitSource = 'loadManagement'): void {
-      if (amps === null) loadLimits.delete(source);
-      else loadLimits.set(source, amps);
-      linked().send({ type: 'loadLimit', amps: loadLimits.size ? Math.min(...loadLimits.values()) : null });
+    limits,
+
+    /** The current the allocator loop offers (A per phase; 0: pause), the core's load limit: the one path to it. */
+    offerCurrent(amps: number): void {
+      linked().send({ type: 'loadLimit', amps });
     },
 
     /** NFC: `Reading card` while the link lasts. */

@@ -93,6 +93,8 @@ export function createMetrics(mainLoop: LoopDelayMonitor) {
 
   return {
     contentType: registry.contentType,
+    /** Where other features register their gauges (energy management). */
+    registry,
     /** A safety reaction the core measured. */
     reaction(reaction: Reaction, seconds: number): void {
       reactions.observe({ reaction }, seconds);

@@ -41,7 +41,7 @@ export function simView(plant: SimState, charging: ChargingService, simulator?: 
     plant,
     chargePoint: shown,
     hmi: charging.hmi(),
-    loadLimitA: charging.coreState()?.chargeCycle.context.loadLimitA ?? null,
+    loadLimitA: charging.limits.get('sim')?.amps ?? null,
     pairing: charging.pairingOn(),
     ...(simulator?.network() ? { network: simulator.network() } : {}),
   };
@@ -170,7 +170,7 @@ export function simRoutes(router: Router, simulator: Simulator, charging: Chargi
         'The load-management current limit (null: none)',
         async (c) => {
           const { amps } = parseWith(LoadLimitBody, await jsonBody(c));
-          charging.setLoadLimit(amps);
+          charging.limits.set('sim', amps);
           return control(c, { op: 'state' });
         },
         LoadLimitBody,

@@ -19,7 +19,20 @@ export type Phases = 1 | 3;
 export type SolarMode = 'fast' | 'solar' | 'minSolar';
 
 /** Every source that may limit the current, in the order a tie is reported (the most specific first). */
-export const LIMIT_SOURCES = ['schedule', 'gridOperator', 'solar', 'site', 'ocpp', 'mqtt', 'supply', 'maxCurrent', 'cable', 'hardware'] as const;
+export const LIMIT_SOURCES = [
+  'pause',
+  'session',
+  'schedule',
+  'gridOperator',
+  'solar',
+  'site',
+  'ocpp',
+  'mqtt',
+  'supply',
+  'maxCurrent',
+  'cable',
+  'hardware',
+] as const;
 export type LimitSource = (typeof LIMIT_SOURCES)[number];
 
 /** How a source's limit was found: `off` (not configured, limits nothing), `fresh`, or `safe` (stale or missing: its safe value). */
@@ -57,6 +70,10 @@ export interface AllocatorInput {
   solar: { mode: SolarMode; surplusW: Timed<number> | null; run: boolean };
   /** The schedule allows charging now; null: no schedule. */
   schedule: { allowed: boolean } | null;
+  /** The user paused the running charge (services/charge-control.ts): 0 A. */
+  userPause?: boolean;
+  /** A session limit (energy, duration; services/energy/session-goals.ts) is reached: 0 A. */
+  sessionLimit?: boolean;
   /** The previous step's result; null at the first step. */
   previous: { currentA: number; phases: Phases } | null;
 }
@@ -128,6 +145,9 @@ export function limitsFor(input: AllocatorInput, phases: Phases, params: EnergyP
   const { now } = input;
   const report = (source: LimitSource, amps: number | null, status: LimitStatus): LimitReport => ({ source, amps, status });
   const out: LimitReport[] = [];
+
+  out.push(report('pause', input.userPause ? 0 : null, input.userPause === undefined ? 'off' : 'fresh'));
+  out.push(report('session', input.sessionLimit ? 0 : null, input.sessionLimit === undefined ? 'off' : 'fresh'));
 
   out.push(report('schedule', input.schedule === null || input.schedule.allowed ? null : 0, input.schedule === null ? 'off' : 'fresh'));
 
@@ -222,6 +242,8 @@ export function allocate(input: AllocatorInput, params: EnergyParams = ENERGY_DE
 }
 
 const SOURCE_WORDS: Record<LimitSource | 'ramp', string> = {
+  pause: 'the user',
+  session: 'the session limit',
   schedule: 'the schedule',
   gridOperator: 'the grid operator',
   solar: 'solar surplus',

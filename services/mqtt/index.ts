@@ -75,8 +75,8 @@ interface Link {
 /**
  * Connects the MQTT actor (machines/mqtt.ts) to the broker (MQTT.js), the charge point and the settings: publishes
  * the state from the core's state messages (services/charging.ts), carries out commands (services/mqtt/commands.ts),
- * announces Home Assistant discovery (services/mqtt/discovery.ts) and feeds the load limit into the same load limit
- * the simulator uses (`charging.setLoadLimit`). Holds no rule about time or order: those are in the machine. Runs on
+ * announces Home Assistant discovery (services/mqtt/discovery.ts) and feeds the load limit to the allocator loop
+ * (`charging.limits`, input `mqtt`). Holds no rule about time or order: those are in the machine. Runs on
  * the main thread; the charge-point core never waits for it.
  */
 export function createMqttService(deps: MqttDeps) {
@@ -404,15 +404,15 @@ export function createMqttService(deps: MqttDeps) {
     withdraw: () => publishDiscovery(false),
     publishMeter: () => void publishChanged('meter'),
     applyLimit: ({ context }: { context: MqttContext }) => {
-      if (context.limitA !== null) charging.setLoadLimit(context.limitA);
+      if (context.limitA !== null) charging.limits.set('mqtt', context.limitA);
       afterTransition();
     },
     applyFallback: ({ context }: { context: MqttContext }) => {
-      charging.setLoadLimit(context.loadLimit.fallbackA);
+      charging.limits.set('mqtt', context.loadLimit.fallbackA);
       afterTransition();
     },
     clearLimit: () => {
-      charging.setLoadLimit(null);
+      charging.limits.set('mqtt', null);
       afterTransition();
     },
   };

@@ -11,8 +11,8 @@ import {
 } from './smart-charging.js';
 
 /**
- * Smart charging applied: the composite schedule of the installed profiles feeds the charge cycle's load limit (so
- * the PWM follows it), recomputed at every change; SetChargingProfile, ClearChargingProfile, GetCompositeSchedule.
+ * Smart charging applied: the composite schedule of the installed profiles is the `ocpp` input of the allocator loop
+ * (services/energy/manager.ts, so the PWM follows it), recomputed at every change; SetChargingProfile, ClearChargingProfile, GetCompositeSchedule.
  */
 export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore, outbox: Outbox) {
   const { charging, logger } = ctx;
@@ -38,7 +38,7 @@ export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore,
     if (limit !== appliedLimit) {
       appliedLimit = limit;
       logger.info({ limitA: limit }, 'OCPP: charging schedule limit');
-      charging.setLoadLimit(limit, 'ocpp');
+      charging.limits.set('ocpp', limit);
     }
     const next = nextChange(profiles.all(), at, tx);
     if (next !== undefined) profileTimer = ctx.after(Math.min(next - at, 86_400_000), apply);

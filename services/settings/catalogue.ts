@@ -1,4 +1,5 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
+import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../energy/settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -27,6 +28,9 @@ const DECLARED = {
   ...MQTT_SETTINGS,
   ...NFC_SETTINGS,
   ...CHARGING_SETTINGS,
+  ...ENERGY_MODE_SETTINGS,
+  ...SOLAR_SETTINGS,
+  ...SCHEDULE_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
@@ -101,6 +105,13 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         key: 'currentlimits',
         label: { gb: 'Current Limits', de: 'Stromgrenzen', nl: 'Stroomlimieten', fr: 'Limites de courant' },
         fields: ['MaxCurrent', 'PhaseCurrentLimits'],
+      },
+      { key: 'mode', label: { gb: 'Charging Mode', de: 'Lademodus', nl: 'Laadmodus', fr: 'Mode de charge' }, fields: keys(ENERGY_MODE_SETTINGS) },
+      { key: 'solar', label: { gb: 'Solar', de: 'Solar', nl: 'Zon', fr: 'Solaire' }, fields: keys(SOLAR_SETTINGS) },
+      {
+        key: 'schedule',
+        label: { gb: 'Schedule and Session Limits', de: 'Zeitplan und Sitzungsgrenzen', nl: 'Schema en sessielimieten', fr: 'Horaire et limites de session' },
+        fields: keys(SCHEDULE_SETTINGS),
       },
     ],
   },

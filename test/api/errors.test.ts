@@ -18,6 +18,8 @@ test('/v1/system_state and /v1/messages answer the idle shapes of 2.13 and 2.14'
       ocppState: 'available',
       type2State: 'a',
       ambientTemp: 25,
+      // The documented extension (docs/energy.md; its shape: test/energy/manager.test.ts).
+      energy: expect.objectContaining({ currentA: 16, reason: 'maxCurrent' }),
     },
   ]);
   expect(state.headers['content-type']).toMatch(/^application\/json/);

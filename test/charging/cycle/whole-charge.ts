@@ -16,6 +16,7 @@ describe('a whole charge through the API and the simulator', () => {
       ocppState: 'available',
       type2State: 'a',
       ambientTemp: 25,
+      energy: expect.objectContaining({ currentA: 16 }),
     });
     await c.act('plug');
     expect(await c.state()).toMatchObject({
