@@ -2,6 +2,7 @@ import type { Context, Handler, Hono } from 'hono';
 import type { Session } from '../machines/session.js';
 import type { Accounts } from '../services/accounts.js';
 import type { ChargingService } from '../services/charging.js';
+import type { EnergyInputsService } from '../services/energy/inputs.js';
 import type { EventLog } from '../services/events.js';
 import type { Inspector } from '../services/inspector.js';
 import type { KeyValueStore } from '../services/kv-store.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
+  /** The energy inputs: with them, the /v1/energy push endpoints. */
+  energyInputs?: EnergyInputsService | undefined;
   /** Login accounts (the /v1/accounts extension). */
   accounts: Accounts;
   /** The event log (the /v1/events extension). */

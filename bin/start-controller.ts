@@ -20,6 +20,7 @@ import type { Config } from '../services/config.js';
 import { startCoreLink, type CoreEvent } from '../services/core-link.js';
 import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
+import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
 import { createKeyValueStore, type KeyValueStore } from '../services/kv-store.js';
@@ -114,6 +115,8 @@ export interface Controller {
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
   simulator: Simulator | undefined;
+  /** The energy inputs (grid power, grid-operator limit) and, simulated, the house and PV system. */
+  energy: EnergyInputsSetup;
   /** Graceful stop: stop accepting, let in-flight requests finish, stop the core and the actors, close the database. */
   close(): Promise<void>;
 }
@@ -273,7 +276,18 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
-  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
+  const simulated = config.hardware === 'sim' && !options.withoutSimulator;
+  const energy = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
+  const mqtt = createMqttService({
+    settings,
+    charging,
+    chargeControl,
+    backend,
+    startedAt: now(),
+    logger,
+    caFile: config.mqttCaFile,
+    inputs: energy.inputs.mqtt,
+  });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -313,7 +327,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
-  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
+  const simulator = simulated ? createSimulator(charging, readerDevices.sim, reader, network, energy.site) : undefined;
   const dashboard = createDashboard(settings, charging.chargePoint, now);
   const app = createApp({
     ...services,
@@ -324,6 +338,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     dashboard,
     events,
     simulator,
+    energyInputs: energy.inputs,
     logger,
     inspector,
     metrics,
@@ -368,11 +383,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
     settings,
     reader,
     simulator,
+    energy,
     close: () =>
       (closing ??= (async () => {
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
         await mqtt.stop(); // `offline` on the status topic before the charge point stops
+        energy.inputs.close();
         stopReading();
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         await charging.stop();

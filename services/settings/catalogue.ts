@@ -1,4 +1,5 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
+import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -27,6 +28,7 @@ const DECLARED = {
   ...MQTT_SETTINGS,
   ...NFC_SETTINGS,
   ...CHARGING_SETTINGS,
+  ...ENERGY_INPUT_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
@@ -101,6 +103,11 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         key: 'currentlimits',
         label: { gb: 'Current Limits', de: 'Stromgrenzen', nl: 'Stroomlimieten', fr: 'Limites de courant' },
         fields: ['MaxCurrent', 'PhaseCurrentLimits'],
+      },
+      {
+        key: 'energyinputs',
+        label: { gb: 'Energy inputs', de: 'Energie-Eingänge', nl: 'Energie-ingangen', fr: "Entrées d'énergie" },
+        fields: keys(ENERGY_INPUT_SETTINGS),
       },
     ],
   },
