@@ -6,15 +6,15 @@ import type { EnergyInputsService } from '../../services/energy/inputs.js';
 import { forbidden } from '../../services/errors.js';
 import type { Settings } from '../../services/settings/index.js';
 import type { Sessions } from '../../services/sessions.js';
-import { jsonBody } from '../body.js';
+import { jsonBody, parseWith } from '../body.js';
 import { SessionError } from '../errors.js';
-import { OperationFailed } from '../responses.js';
+import { NotLoggedIn, OperationFailed } from '../responses.js';
 import { clientAddress, type AppContext, type Router } from '../types.js';
 
 /** The lowest role that may push energy inputs with a session. */
 export const ENERGY_PUSH_ROLE: Role = 'installer';
 
-const finite = v.pipe(v.number(), v.finite());
+const finite = v.number();
 const GridBody = v.strictObject({ powerW: v.union([finite, v.tuple([finite, finite, finite])]) });
 const OperatorBody = v.union([v.strictObject({ limitW: v.nullable(finite) }), v.strictObject({ limitA: v.nullable(finite) })]);
 const Taken = v.object({ success: v.literal(true) });
@@ -47,7 +47,7 @@ export function energyInputRoutes(router: Router, deps: { sessions: Sessions; se
   const responses = (what: string) => ({
     200: { description: `The ${what} is taken (its time is now)`, body: Taken },
     400: { description: 'A malformed body or a value out of range: nothing is taken', body: OperationFailed },
-    401: { description: 'No valid session and no valid bearer token' },
+    401: { description: 'No valid session and no valid bearer token', body: NotLoggedIn },
     403: { description: `A session below role ${ENERGY_PUSH_ROLE}`, body: OperationFailed },
     409: { description: `The settings do not take the ${what} over HTTP`, body: OperationFailed },
   });
@@ -63,7 +63,7 @@ export function energyInputRoutes(router: Router, deps: { sessions: Sessions; se
         responses: responses('grid power'),
         handle: async (c) => {
           await allowed(c);
-          inputs.pushGridPower(await jsonBody(c));
+          inputs.pushGridPower(parseWith(GridBody, await jsonBody(c)));
           return c.json({ success: true as const });
         },
       },
@@ -81,7 +81,7 @@ export function energyInputRoutes(router: Router, deps: { sessions: Sessions; se
         responses: responses('grid-operator limit'),
         handle: async (c) => {
           await allowed(c);
-          inputs.pushGridOperator(await jsonBody(c));
+          inputs.pushGridOperator(parseWith(OperatorBody, await jsonBody(c)));
           return c.json({ success: true as const });
         },
       },

@@ -108,6 +108,11 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
     else if (meterTimer === undefined && !reading) pollMeter();
   };
 
+  const warnWithoutContact = () => {
+    if (operatorSource === GRID_OPERATOR_SOURCES.gpio && !deps.rippleContact) {
+      logger.warn({}, 'GridOperatorSource is the ripple-control contact, but this hardware has none yet: the failsafe limit applies');
+    }
+  };
   const configure = () => {
     const nextGrid = settings.get('GridPowerSource');
     const nextOperator = settings.get('GridOperatorSource');
@@ -120,9 +125,7 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
     if (nextOperator !== operatorSource) {
       operatorSource = nextOperator;
       operator = null;
-      if (operatorSource === GRID_OPERATOR_SOURCES.gpio && !deps.rippleContact) {
-        logger.warn({}, 'GridOperatorSource is the ripple-control contact, but this hardware has none yet: the failsafe limit applies');
-      }
+      warnWithoutContact();
     }
     const nextTopics = currentTopics().join('\n');
     if (nextTopics !== topics) {
@@ -132,6 +135,7 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
   };
   topics = currentTopics().join('\n');
   startMeter();
+  warnWithoutContact();
   settings.onChange(() => {
     if (!closed) configure();
   });
