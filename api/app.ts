@@ -4,6 +4,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { createBodyIntakes } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { energyInputRoutes } from './routes/energy-inputs.js';
 import { eventRoutes } from './routes/events.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): ApiApp {
   accountRoutes(router, deps);
   eventRoutes(router, deps);
   if (deps.restart) restartRoutes(router, deps, deps.restart);
+  if (deps.energyInputs) energyInputRoutes(router, { ...deps, inputs: deps.energyInputs });
   webRoutes(router);
   if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);
   if (deps.metrics) metricsRoutes(router, deps.metrics, deps.metricsToken);

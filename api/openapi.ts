@@ -66,6 +66,7 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'Accounts', description: 'Extension: who is logged in, the login accounts (role installer or higher).' },
   { name: 'Events', description: 'Extension: the event log for people (docs/events.md).' },
   { name: 'System', description: 'Extension: restart, metrics, this document.' },
+  { name: 'Energy', description: 'Extension: energy inputs pushed by a home energy system (docs/energy.md).' },
   { name: 'Simulator', description: 'HARDWARE=sim only: the simulated vehicle, cards, phone, faults (no session).' },
   { name: 'Inspector', description: 'The live inspector of the state machines (role installer or higher).' },
   { name: 'Web interface', description: 'The pages and the files they load (no session; they hold no data).' },

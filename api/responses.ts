@@ -246,6 +246,12 @@ export const SimView = v.object({
       v.description('What the simulated network manager was asked at the last start: the nmcli commands a Raspberry Pi would run'),
     ),
   ),
+  site: v.optional(
+    v.pipe(
+      v.looseObject({ day: v.looseObject({ profile: v.string(), hour: v.number() }), gridW: v.array(v.number()), pvW: v.array(v.number()) }),
+      v.description('The simulated house, PV system and grid meter (W per line, import positive) and the ripple-control contact'),
+    ),
+  ),
 });
 
 /** The named schemas of the document (components/schemas). */

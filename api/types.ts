@@ -3,6 +3,7 @@ import type { Session } from '../machines/session.js';
 import type { Accounts } from '../services/accounts.js';
 import type { ChargingService } from '../services/charging.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
+import type { EnergyInputsService } from '../services/energy/inputs.js';
 import type { EventLog } from '../services/events.js';
 import type { Inspector } from '../services/inspector.js';
 import type { KeyValueStore } from '../services/kv-store.js';
@@ -62,6 +63,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
+  /** The energy inputs: with them, the /v1/energy push endpoints. */
+  energyInputs?: EnergyInputsService | undefined;
   /** Login accounts (the /v1/accounts extension). */
   accounts: Accounts;
   /** The event log (the /v1/events extension). */

@@ -20,6 +20,7 @@ import type { Config } from '../services/config.js';
 import { startCoreLink, type CoreEvent } from '../services/core-link.js';
 import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
+import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, NO_ENERGY_INPUTS, type EnergyManager } from '../services/energy/manager.js';
@@ -126,6 +127,8 @@ export interface Controller {
   reader: ReaderHardware;
   /** The simulated world (vehicle, meter, faults, cards and a phone) with HARDWARE=sim. */
   simulator: Simulator | undefined;
+  /** The energy inputs (grid power, grid-operator limit) and, simulated, the house and PV system. */
+  energyInputs: EnergyInputsSetup;
   /** Graceful stop: stop accepting, let in-flight requests finish, stop the core and the actors, close the database. */
   close(): Promise<void>;
 }
@@ -285,7 +288,18 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
-  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
+  const simulated = config.hardware === 'sim' && !options.withoutSimulator;
+  const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
+  const mqtt = createMqttService({
+    settings,
+    charging,
+    chargeControl,
+    backend,
+    startedAt: now(),
+    logger,
+    caFile: config.mqttCaFile,
+    inputs: energyInputs.inputs.mqtt,
+  });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -325,7 +339,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
-  const simulator = config.hardware === 'sim' && !options.withoutSimulator ? createSimulator(charging, readerDevices.sim, reader, network) : undefined;
+  const simulator = simulated ? createSimulator(charging, readerDevices.sim, reader, network, energyInputs.site) : undefined;
   const energy = createEnergyManager({
     clock,
     now,
@@ -335,7 +349,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       if (!result.params.every((p) => p.success)) throw new Error('the charging mode could not be saved');
     },
     charging,
-    inputs: options.energyInputs ?? NO_ENERGY_INPUTS,
+    inputs: options.energyInputs ?? energyInputs.inputs,
     site: options.siteLink ?? null,
     logger,
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
@@ -354,6 +368,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     dashboard,
     events,
     simulator,
+    energyInputs: energyInputs.inputs,
     logger,
     inspector,
     metrics,
@@ -399,11 +414,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
     settings,
     reader,
     simulator,
+    energyInputs,
     close: () =>
       (closing ??= (async () => {
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
         await mqtt.stop(); // `offline` on the status topic before the charge point stops
+        energyInputs.inputs.close();
         stopReading();
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         energy.stop();

@@ -1,5 +1,6 @@
 import type { SimState, SimulatedPn532 } from '../drivers/index.js';
 import type { SimulatedPhone, WireStats } from '../drivers/pn532/sim.js';
+import type { SimulatedSite } from '../drivers/sim/site.js';
 import { checkTagUid } from '../drivers/rfid/uid.js';
 import type { ReaderHardware, TagTechnology } from '../drivers/types.js';
 import type { ChargingService } from './charging.js';
@@ -34,6 +35,8 @@ export interface Simulator {
   nfcStats(): WireStats;
   /** What the simulated network manager was asked at the last start (the network settings), if anything yet. */
   network(): { appliedAt: string; commands: string[]; error?: string } | undefined;
+  /** The house, PV system, grid meter and ripple-control contact around the charge point (docs/energy.md). */
+  site?: SimulatedSite | undefined;
 }
 
 /**
@@ -45,6 +48,7 @@ export function createSimulator(
   pn532: SimulatedPn532 | undefined,
   reader: ReaderHardware,
   network?: Pick<Network, 'lastApplied'>,
+  site?: SimulatedSite,
 ): Simulator {
   let phone: SimulatedPhone | undefined;
   const chip = (): SimulatedPn532 => {
@@ -78,6 +82,7 @@ export function createSimulator(
       }
     },
     nfcPhone,
+    site,
     nfcStats: () => chip().stats,
     network() {
       const last = network?.lastApplied();

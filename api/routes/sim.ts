@@ -7,6 +7,7 @@ import type { Simulator } from '../../services/simulator.js';
 import type { AppContext, AppHandler, Operation, Router } from '../types.js';
 import { OperationFailed, SimView } from '../responses.js';
 import { jsonBody, parseWith } from '../body.js';
+import { simSiteRoutes } from './sim-site.js';
 
 const TagBody = v.strictObject({ id: v.string(), technology: v.optional(v.picklist(['RFID', 'NFC'])) });
 const FaultBody = v.strictObject({ fault: v.picklist(SIM_FAULTS, `fault must be one of ${SIM_FAULTS.join(', ')}`) });
@@ -44,6 +45,7 @@ export function simView(plant: SimState, charging: ChargingService, simulator?: 
     loadLimitA: charging.limits.get('sim')?.amps ?? null,
     pairing: charging.pairingOn(),
     ...(simulator?.network() ? { network: simulator.network() } : {}),
+    ...(simulator?.site ? { site: simulator.site.state() } : {}),
   };
 }
 
@@ -178,4 +180,5 @@ export function simRoutes(router: Router, simulator: Simulator, charging: Chargi
     },
     sim,
   );
+  if (simulator.site) simSiteRoutes(router, simulator.site, (c) => control(c, { op: 'state' }));
 }

@@ -21,6 +21,12 @@ const USAGE = `usage: npm run sim -- <command>
   ev-alternate <ms>|0    the EV switches between C and B every <ms> on its own (0: off)
   ventilation on|off     the EV asks for ventilation (CP D instead of C)
   limit <amps>|none      load-management current limit
+  day off|sunny|cloudy [--speed <s per s>] [--start <hour>] [--peak <W>] [--seed <n>]
+                         the simulated day of the house and PV system (docs/energy.md, Simulation),
+                         e.g. day cloudy --speed 60: a cloudy day, a simulated minute per second
+  house <W> | house <L1> <L2> <L3>
+                         a step of the house load (extra W; 0 ends it)
+  ripple closed|open     the ripple-control receiver's contact (closed: the grid operator dims)
 
 Each command prints the state once the charge point has taken it in (a CP change after its debounce, a tag after
 its read: accepted, refused or paired, as the buzzer said).`;
@@ -31,6 +37,20 @@ function number(text: string | undefined, what: string): number {
   const n = Number(text);
   if (text === undefined || text.trim() === '' || !Number.isFinite(n)) throw new Error(`${what} must be a number`);
   return n;
+}
+
+/** `day <profile> [--speed n] [--start h] [--peak W] [--seed n]` as the body of POST /sim/day. */
+export function dayBody(args: string[]): Record<string, unknown> {
+  const [profile, ...options] = args;
+  if (!profile) throw new Error('day needs a profile: off, sunny or cloudy');
+  const body: Record<string, unknown> = { profile };
+  const names: Record<string, string> = { '--speed': 'speed', '--start': 'startHour', '--peak': 'peakW', '--seed': 'seed' };
+  for (let i = 0; i < options.length; i += 2) {
+    const name = names[options[i]!];
+    if (!name) throw new Error(`day: unknown option ${JSON.stringify(options[i])} (--speed, --start, --peak, --seed)`);
+    body[name] = number(options[i + 1], options[i]!);
+  }
+  return body;
 }
 
 function callFor(args: string[]): Call {
@@ -70,6 +90,17 @@ function callFor(args: string[]): Call {
       return { method: 'POST', path: '/sim/ev', body: { ventilation: arg === 'on' } };
     case 'limit':
       return { method: 'POST', path: '/sim/load-limit', body: { amps: arg === 'none' ? null : number(arg, 'the limit') } };
+    case 'day':
+      return { method: 'POST', path: '/sim/day', body: dayBody(args.slice(1)) };
+    case 'house': {
+      const lines = args.slice(1);
+      if (lines.length !== 1 && lines.length !== 3) throw new Error('house needs <W> or <L1> <L2> <L3>');
+      const watts = lines.map((w) => number(w, 'the house step'));
+      return { method: 'POST', path: '/sim/house', body: { stepW: watts.length === 1 ? watts[0] : watts } };
+    }
+    case 'ripple':
+      if (arg !== 'closed' && arg !== 'open') throw new Error('ripple needs closed or open');
+      return { method: 'POST', path: '/sim/ripple', body: { closed: arg === 'closed' } };
     default:
       throw new Error(`unknown command ${JSON.stringify(command)}`);
   }
@@ -103,6 +134,14 @@ interface View {
   pairing: boolean;
   nfc?: { request: string; answer: string };
   network?: { appliedAt: string; commands: string[]; error?: string };
+  site?: {
+    day: { profile: string; speed: number; hour: number };
+    houseW: number[];
+    pvW: number[];
+    evW: number[];
+    gridW: number[];
+    rippleContactClosed: boolean;
+  };
 }
 
 /** How long the CLI waits for the charge point to take a command in. */
@@ -141,6 +180,15 @@ function summary(v: View): string {
   ];
   if (p.alternateMs > 0) lines.push(`the EV switches between C and B every ${p.alternateMs} ms`);
   if (c.transaction) lines.push(`transaction ${c.transaction.consumption} Wh, ${c.transaction.power} W, ${c.transaction.transactionDuration ?? 0} s`);
+  if (v.site) {
+    const { day, houseW, pvW, evW, gridW, rippleContactClosed } = v.site;
+    const w = (lines: number[]) => `${Math.round(lines.reduce((a, b) => a + b, 0))} W`;
+    const clock = `${String(Math.floor(day.hour)).padStart(2, '0')}:${String(Math.floor((day.hour % 1) * 60)).padStart(2, '0')}`;
+    lines.push(
+      `day ${day.profile} ${clock} (×${day.speed}); house ${w(houseW)}, PV ${w(pvW)}, EV ${w(evW)}, grid ${w(gridW)} ` +
+        `[${gridW.map((x) => Math.round(x)).join(', ')}]; ripple contact ${rippleContactClosed ? 'closed' : 'open'}`,
+    );
+  }
   if (v.network?.commands.length) lines.push(`network settings at the last start (simulated; a Raspberry Pi would run): ${v.network.commands.join('; ')}`);
   return lines.join('\n');
 }

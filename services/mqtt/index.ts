@@ -5,6 +5,7 @@ import type { BackendLinkActor, MqttActor } from '../../machines/main-thread.js'
 import type { MqttContext } from '../../machines/mqtt.js';
 import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
+import type { MqttInputs } from '../energy/inputs.js';
 import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
@@ -49,6 +50,8 @@ export interface MqttDeps {
   logger: Logger;
   /** CA certificates (PEM file) that mqtts:// brokers are checked against, besides the system's (MQTT_CA_FILE). */
   caFile?: string | undefined;
+  /** Topics of the energy inputs (grid power, grid-operator limit), subscribed beside the commands. */
+  inputs?: MqttInputs | undefined;
 }
 
 /** One connection to the broker, with the options it was opened with and what it published. */
@@ -334,6 +337,7 @@ export function createMqttService(deps: MqttDeps) {
   }
 
   function received(l: Link, topic: string, payload: Buffer): void {
+    if (deps.inputs?.receive(topic, payload)) return;
     if (topic === `${l.options.discoveryPrefix}/status`) {
       if (payload.toString('utf8') === 'online') send({ type: 'HA_ONLINE' });
       return;
@@ -369,6 +373,24 @@ export function createMqttService(deps: MqttDeps) {
     limit: (amps: number) => send({ type: 'LIMIT', amps }),
   };
 
+  /** The energy inputs' topics, again whenever they change (settings). */
+  let inputTopics: string[] = [];
+  function subscribeInputs(l: Link): void {
+    const next = deps.inputs?.topics() ?? [];
+    const gone = inputTopics.filter((t) => !next.includes(t));
+    if (gone.length) l.client.unsubscribe(gone);
+    if (next.length) {
+      l.client.subscribe(next, { qos: l.options.qos }, (err) => {
+        if (err) logger.warn({ err: err.message }, 'MQTT: subscribing the energy inputs failed');
+      });
+    }
+    inputTopics = next;
+  }
+  deps.inputs?.onTopicsChanged(() => {
+    const l = online();
+    if (l) subscribeInputs(l);
+  });
+
   /** After a load-limit action: the actor's new state is published once the transition is complete. */
   const afterTransition = () => queueMicrotask(() => stateChanged());
 
@@ -398,6 +420,7 @@ export function createMqttService(deps: MqttDeps) {
       l.client.subscribe([`${baseTopic}/set/+`, `${discoveryPrefix}/status`], { qos }, (err) => {
         if (err) logger.warn({ err: err.message }, 'MQTT: subscribing failed');
       });
+      subscribeInputs(l);
       publishAll(l);
     },
     announce: () => publishDiscovery(true),

@@ -1,5 +1,6 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
 import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../energy/settings.js';
+import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -31,6 +32,7 @@ const DECLARED = {
   ...ENERGY_MODE_SETTINGS,
   ...SOLAR_SETTINGS,
   ...SCHEDULE_SETTINGS,
+  ...ENERGY_INPUT_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
@@ -112,6 +114,11 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         key: 'schedule',
         label: { gb: 'Schedule and Session Limits', de: 'Zeitplan und Sitzungsgrenzen', nl: 'Schema en sessielimieten', fr: 'Horaire et limites de session' },
         fields: keys(SCHEDULE_SETTINGS),
+      },
+      {
+        key: 'energyinputs',
+        label: { gb: 'Energy inputs', de: 'Energie-Eingänge', nl: 'Energie-ingangen', fr: "Entrées d'énergie" },
+        fields: keys(ENERGY_INPUT_SETTINGS),
       },
     ],
   },
