@@ -28,6 +28,7 @@ import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
+import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -108,6 +109,8 @@ export interface Controller {
   backend: Backend;
   /** The MQTT link (docs/mqtt.md), beside the API. */
   mqtt: MqttService;
+  /** The site link (several chargers on one grid connection, docs/energy.md): the allocator loop's site share. */
+  site: SiteLinkService;
   /** Stop, pause and resume of the running charge (MQTT; the web API's to use). */
   chargeControl: ChargeControl;
   metrics: Metrics;
@@ -274,6 +277,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
   const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
+  // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
+  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock });
+  settings.onChange(() => site.configure());
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -363,6 +369,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     nfc,
     backend,
     mqtt,
+    site,
     chargeControl,
     metrics,
     settings,
@@ -376,6 +383,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         stopReading();
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         await charging.stop();
+        await site.stop(); // after the charge stopped: the peers may use its share at once
         nfc.stop();
         root.stop();
         await reader.close();

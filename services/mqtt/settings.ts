@@ -3,7 +3,7 @@ import { declare, onOff } from '../settings/types.js';
 /** The MQTT settings (Backend › MQTT; docs/mqtt.md: topics, payloads, commands, discovery). Every change takes effect at once. */
 
 /** MQTT topic levels: no wildcard (`+`, `#`), no empty level, no leading `$` (broker topics), no white space. */
-const TOPIC = /^(?!\$)[^\s+#/]+(\/[^\s+#/]+)*$/;
+export const TOPIC = /^(?!\$)[^\s+#/]+(\/[^\s+#/]+)*$/;
 const MQTT_ON = [{ name: 'MqttEnabled', value: [1] }];
 const MQTT_CONTROL = [...MQTT_ON, { name: 'MqttControl', value: [1] }];
 const MQTT_LOAD = [...MQTT_CONTROL, { name: 'MqttLoadManagement', value: [1] }];

@@ -1,4 +1,5 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
+import { SITE_SETTINGS } from '../energy/site-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -27,6 +28,7 @@ const DECLARED = {
   ...MQTT_SETTINGS,
   ...NFC_SETTINGS,
   ...CHARGING_SETTINGS,
+  ...SITE_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
@@ -102,6 +104,7 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         label: { gb: 'Current Limits', de: 'Stromgrenzen', nl: 'Stroomlimieten', fr: 'Limites de courant' },
         fields: ['MaxCurrent', 'PhaseCurrentLimits'],
       },
+      { key: 'site', label: { gb: 'Site', de: 'Standort', nl: 'Locatie', fr: 'Site' }, fields: keys(SITE_SETTINGS) },
     ],
   },
   {
