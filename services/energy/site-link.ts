@@ -120,6 +120,8 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
   /** What the current client was opened with; a change opens a new one. */
   let openedWith = '';
   let chargerId = '';
+  /** The site the current client was opened for. */
+  let siteName = '';
   let connected = false;
   let lastHeard = 0;
   let stopped = false;
@@ -188,7 +190,7 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     const record = ownRecord(now);
     if (!force && sent && now - sent.at < params.heartbeatMs && !differs(record, sent.record)) return;
     sent = { record, at: now };
-    client.publish(recordTopic(options.name, chargerId), encodeRecord(record), { qos: 1, retain: true }, (err) => {
+    client.publish(recordTopic(siteName, chargerId), encodeRecord(record), { qos: 1, retain: true }, (err) => {
       if (err) logger.debug({ err: err.message }, 'site: record not sent');
     });
   }
@@ -200,7 +202,8 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     const result = allocateSite({ now, limitA: options.limitA, gridA: gridReading(), peers: all, installed: options.installed }, siteParams());
     const silent = [...result.status].some(([id, s]) => id !== chargerId && s === 'silent');
     membership.send({ type: 'PEERS', silent });
-    for (const [id, s] of result.status) if (id !== chargerId && lastStatus.get(id) !== s) logger.info({ site: options.name, peer: id, status: s }, 'site: peer');
+    for (const [id, s] of result.status)
+      if (id !== chargerId && lastStatus.get(id) !== s) logger.info({ site: options.name, peer: id, status: s }, 'site: peer');
     lastStatus = new Map(result.status);
     for (const [id, s] of result.status) if (s === 'dropped') peers.delete(id);
 
@@ -239,7 +242,7 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
 
   const received = (topic: string, payload: Buffer): void => {
     lastHeard = timers.now();
-    const prefix = recordTopic(options.name, '');
+    const prefix = recordTopic(siteName, '');
     if (!topic.startsWith(prefix)) return;
     const id = topic.slice(prefix.length);
     if (id === '') return;
@@ -280,6 +283,13 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     if (key === openedWith) return;
     await close();
     openedWith = key;
+    if (siteName !== options.name) {
+      // Another site: what was known of the old one does not count.
+      peers.clear();
+      peerGrid.clear();
+      refused.clear();
+      siteName = options.name;
+    }
     if (!mqtt) return;
     if (!mqtt.url) {
       logger.warn('site: site sharing is on but no MQTT broker is set (Backend › MQTT): paused until it is');
@@ -295,7 +305,7 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     const lib = await import('mqtt');
     if (openedWith !== key || stopped) return;
     chargerId = chargerIdOf(mqtt.clientId);
-    const name = options.name;
+    const name = siteName;
     const opts: IClientOptions = {
       clientId: `${mqtt.clientId}-site`,
       ...(mqtt.username ? { username: mqtt.username } : {}),
@@ -346,15 +356,13 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     lost();
     sent = undefined;
     if (!c) return;
-    if (wasConnected) await c.publishAsync(recordTopic(options.name, chargerId), '', { qos: 1, retain: true }).catch(() => {});
+    if (wasConnected) await c.publishAsync(recordTopic(siteName, chargerId), '', { qos: 1, retain: true }).catch(() => {});
     await c.endAsync(!wasConnected).catch(() => {});
   }
 
   let configuring: Promise<void> = Promise.resolve();
   function configure(): void {
-    const before = options;
     options = siteOptionsOf(settings);
-    if (before.name !== options.name) (peers.clear(), peerGrid.clear(), refused.clear());
     if (options.enabled && !share) share = { value: [0, 0, 0], at: timers.now() };
     if (!options.enabled) share = null;
     membership.send({ type: 'SITE', on: options.enabled });

@@ -18,7 +18,12 @@ const OnlineRecord = v.object({
   /** What it would draw without the site limit (A per phase). */
   demandA: amps,
   /** The site's lines it draws on (0 = L1). */
-  lines: v.pipe(v.array(line), v.minLength(1), v.maxLength(3), v.check((ls) => new Set(ls).size === ls.length, 'lines repeat')),
+  lines: v.pipe(
+    v.array(line),
+    v.minLength(1),
+    v.maxLength(3),
+    v.check((ls) => new Set(ls).size === ls.length, 'lines repeat'),
+  ),
   priority: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(9)),
   /** When its vehicle arrived (UTC ms); null: no vehicle. */
   arrivedAt: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),

@@ -46,9 +46,9 @@ export const SITE_SETTINGS = declare({
     label: { gb: 'Site limit per line', de: 'Standortgrenze je Leiter', nl: 'Locatielimiet per fase', fr: 'Limite du site par phase' },
     description: {
       gb: 'The current the whole site may draw on L1, L2, L3 (main fuse or subscribed capacity, less a margin for loads no grid meter shows).',
-      de: 'Der Strom, den der ganze Standort auf L1, L2, L3 ziehen darf (Hauptsicherung oder vereinbarte Leistung, abzüglich einer Reserve für Lasten, die kein Netzzähler zeigt).',
-      nl: 'De stroom die de hele locatie op L1, L2, L3 mag afnemen (hoofdzekering of gecontracteerd vermogen, min een marge voor lasten die geen netmeter toont).',
-      fr: 'Le courant que tout le site peut tirer sur L1, L2, L3 (fusible principal ou puissance souscrite, moins une marge pour les charges qu’aucun compteur réseau ne voit).',
+      de: 'Der Strom, den der Standort auf L1, L2, L3 ziehen darf (Hauptsicherung oder vereinbarte Leistung, abzüglich Reserve für Lasten ohne Netzzähler).',
+      nl: 'De stroom die de locatie op L1, L2, L3 mag afnemen (hoofdzekering of gecontracteerd vermogen, min een marge voor lasten zonder netmeter).',
+      fr: 'Le courant que le site peut tirer sur L1, L2, L3 (fusible principal ou puissance souscrite, moins une marge pour les charges sans compteur réseau).',
     },
     type: 'triple',
     range: [6, 1000],
