@@ -33,6 +33,7 @@ import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
+import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -119,6 +120,8 @@ export interface Controller {
   backend: Backend;
   /** The MQTT link (docs/mqtt.md), beside the API. */
   mqtt: MqttService;
+  /** The site link (several chargers on one grid connection, docs/energy.md): the allocator loop's site share. */
+  site: SiteLinkService;
   /** Stop, pause and resume of the running charge (MQTT; the web API's to use). */
   chargeControl: ChargeControl;
   /** The allocator loop: every limit composed, its status and mode (docs/energy.md). */
@@ -300,6 +303,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
     caFile: config.mqttCaFile,
     inputs: energyInputs.inputs.mqtt,
   });
+  // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
+  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock });
+  settings.onChange(() => site.configure());
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -350,7 +356,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     },
     charging,
     inputs: options.energyInputs ?? energyInputs.inputs,
-    site: options.siteLink ?? null,
+    site: options.siteLink ?? site,
     logger,
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
   });
@@ -408,6 +414,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     nfc,
     backend,
     mqtt,
+    site,
     chargeControl,
     energy,
     metrics,
@@ -425,6 +432,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         energy.stop();
         await charging.stop();
+        await site.stop(); // after the charge stopped: the peers may use its share at once
         nfc.stop();
         root.stop();
         await reader.close();

@@ -144,13 +144,16 @@ export function allocateSite(input: SiteInput, params: SiteParams = SITE_DEFAULT
   };
 
   // A lost peer may still charge at its safe share without the broker: reserved, never handed out.
-  for (const p of counted) if (status.get(p.id) === 'lost') for (const l of p.lines) hold(l, Math.min(p.demandA, safeA));
+  const lostReserve = (p: PeerRecord, l: 0 | 1 | 2) => (status.get(p.id) === 'lost' && p.lines.includes(l) ? Math.min(p.demandA, safeA) : 0);
+  for (const p of counted) if (status.get(p.id) === 'lost') for (const l of p.lines) hold(l, lostReserve(p, l));
 
-  // The house load: the grid's current less what the chargers draw.
+  // The house load: the grid's current less what the chargers draw. A lost peer's last draw counts up to its
+  // reserve: it is held already (counted twice, its peers would pause); what it draws above, or no longer, is on
+  // the safe side (the reserve it left unused is at least what the house load is taken too low).
   const meterStale = input.gridA !== null && !(now - input.gridA.at <= params.meterMaxAgeMs && input.gridA.at <= now);
   if (input.gridA !== null && !meterStale) {
     for (const l of [0, 1, 2] as const) {
-      const chargers = counted.reduce((sum, p) => sum + (status.get(p.id) === 'lost' ? 0 : p.drawA[l]), 0);
+      const chargers = counted.reduce((sum, p) => sum + (status.get(p.id) === 'lost' ? Math.min(p.drawA[l], lostReserve(p, l)) : p.drawA[l]), 0);
       hold(l, Math.max(0, input.gridA.value[l] - chargers));
     }
   }

@@ -1,6 +1,7 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
 import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../energy/settings.js';
 import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
+import { SITE_SETTINGS } from '../energy/site-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -33,6 +34,7 @@ const DECLARED = {
   ...SOLAR_SETTINGS,
   ...SCHEDULE_SETTINGS,
   ...ENERGY_INPUT_SETTINGS,
+  ...SITE_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
@@ -120,6 +122,7 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         label: { gb: 'Energy inputs', de: 'Energie-Eingänge', nl: 'Energie-ingangen', fr: "Entrées d'énergie" },
         fields: keys(ENERGY_INPUT_SETTINGS),
       },
+      { key: 'site', label: { gb: 'Site', de: 'Standort', nl: 'Locatie', fr: 'Site' }, fields: keys(SITE_SETTINGS) },
     ],
   },
   {

@@ -174,6 +174,11 @@ export interface Proxy {
   hold(on: boolean): void;
   /** The held connections go through to the broker now (what they sent meanwhile included). */
   release(): void;
+  /**
+   * A network partition: nothing passes either way and neither side learns of a close by the other (each finds out
+   * by its own keepalive); new connections hang. Off: what both sides still hold open flows again.
+   */
+  partition(on: boolean): void;
   connections(): number;
   close(): Promise<void>;
 }
@@ -182,12 +187,14 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
   const pairs = new Set<[Socket, Socket]>();
   let refusing = false;
   let holding = false;
+  let partitioned = false;
   const held = new Set<Socket>();
   const pass = (inbound: Socket) => {
     const outbound = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [inbound, outbound];
     pairs.add(pair);
     const end = () => {
+      if (partitioned) return; // the other side learns nothing; healing ends what is left
       pairs.delete(pair);
       inbound.destroy();
       outbound.destroy();
@@ -202,7 +209,7 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
       inbound.destroy();
       return;
     }
-    if (holding) {
+    if (holding || partitioned) {
       held.add(inbound);
       inbound.on('error', () => {}).on('close', () => held.delete(inbound));
       return;
@@ -233,6 +240,30 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     release() {
       for (const socket of held) pass(socket);
       held.clear();
+    },
+    partition(on) {
+      if (on === partitioned) return;
+      partitioned = on;
+      for (const pair of [...pairs]) {
+        const [a, b] = pair;
+        if (on) {
+          a.unpipe(b);
+          b.unpipe(a);
+          a.pause();
+          b.pause();
+        } else if (a.destroyed || b.destroyed) {
+          pairs.delete(pair);
+          a.destroy();
+          b.destroy();
+        } else {
+          a.pipe(b);
+          b.pipe(a);
+        }
+      }
+      if (!on && !holding) {
+        for (const socket of held) pass(socket);
+        held.clear();
+      }
     },
     connections: () => pairs.size,
     async close() {
