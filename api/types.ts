@@ -17,6 +17,7 @@ import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
 import type { BodyBudget } from './body-budget.js';
 import type { DocMethod, JsonSchema, OperationDoc } from './openapi.js';
+import type { EnergyControl } from '../services/energy/contracts.js';
 
 /**
  * The API's vocabulary, shared by app.ts and every route: what the API needs, its Hono environment, an endpoint's
@@ -73,6 +74,8 @@ export interface AppDeps {
   now: () => number;
   /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
   clock: Timers;
+  /** Energy management (services/energy/contracts.ts): in GET /v1/system_state as `energy`; absent: not running. */
+  energy?: EnergyControl | undefined;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: { session: Session; intake: BodyIntake } };

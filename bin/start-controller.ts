@@ -27,6 +27,7 @@ import { createLogLevel, type Logger } from '../services/logger.js';
 import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
+import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
@@ -77,6 +78,8 @@ export interface ControllerOptions {
   restart?: () => void;
   /** Receives every OCPP frame both ways (tests). */
   ocppFrame?: BackendDeps['frame'];
+  /** Energy management's control (tests: a double), shown and steered by the API, MQTT and the web interface. */
+  energy?: EnergyControl;
 }
 
 export interface Controller {
@@ -273,7 +276,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
-  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile });
+  const energy = options.energy;
+  const mqtt = createMqttService({ settings, charging, chargeControl, backend, startedAt: now(), logger, caFile: config.mqttCaFile, energy });
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -331,6 +335,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     clock,
     now,
     restart: options.restart,
+    energy,
   });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));

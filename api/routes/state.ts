@@ -6,7 +6,7 @@ import { Messages, SystemState as SystemStateBody } from '../responses.js';
 const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;
 
 /** Spec 4.7. */
-export function stateRoutes(router: Router, { charging, settings }: AppDeps): void {
+export function stateRoutes(router: Router, { charging, settings, energy }: AppDeps): void {
   // The state object stays the same until something in it changes, and so does its JSON text.
   let shown: { state: SystemState; json: string } | undefined;
   const tag = { tag: 'State' };
@@ -18,6 +18,8 @@ export function stateRoutes(router: Router, { charging, settings }: AppDeps): vo
         responses: { 200: { description: 'SystemState (spec 2.13)', body: SystemStateBody } },
         handle: (c) => {
           const state = charging.chargePoint.state();
+          // The documented extension (docs/energy.md): energy management's report, when it runs.
+          if (energy) return c.json({ ...state, energy: energy.status() });
           if (shown?.state !== state) shown = { state, json: JSON.stringify(state) };
           return c.body(shown.json, 200, JSON_CONTENT);
         },
