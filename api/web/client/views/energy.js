@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { lang, t } from '../i18n.js';
-import { amps, clockTime, kW, kWh, number } from '../format.js';
+import { clockTime, kW, kWh, number } from '../format.js';
 import { fieldsByKey, loadSettings, rawValue, saveSettings } from '../settings-store.js';
 import { html } from '../ui.js';
 
@@ -32,7 +32,7 @@ export function recordEnergy(state) {
 
 /** The reason in words, built here so it follows the page's language: "Limited to 9 A by solar surplus". */
 export function reasonText(energy) {
-  const current = amps(energy.currentA);
+  const current = `${number(energy.currentA, Number.isInteger(energy.currentA) ? 0 : 1)} A`;
   if (energy.reason === 'ramp') return t('energy.rising', { amps: current });
   const source = t(`energy.source.${energy.reason}`);
   return energy.currentA === 0 ? t('energy.paused', { source }) : t('energy.limited', { amps: current, source });
@@ -100,7 +100,9 @@ function ModeControl({ mode }) {
       setNote({ ok: true, text: t('energy.modeSaved') });
       await loadSettings().catch(() => undefined);
     } catch (err) {
-      const cause = err instanceof ApiError ? (err.json && err.json.params && err.json.params[0] && err.json.params[0].cause) || err.message : String(err);
+      // The refused pair's own cause where the controller gives one (spec 2.7), else the whole answer's.
+      const pair = err instanceof ApiError && err.json && err.json.params && err.json.params[0];
+      const cause = pair && pair.cause ? `${t('energy.mode')}: ${pair.cause}` : err.message;
       setNote({ ok: false, text: t('error.refused', { cause }) });
       await loadSettings().catch(() => undefined); // the select shows the stored value again
     } finally {
