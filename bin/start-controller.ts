@@ -32,6 +32,7 @@ import { createLogLevel, type Logger } from '../services/logger.js';
 import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
+import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
 import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
@@ -89,6 +90,8 @@ export interface ControllerOptions {
   siteLink?: SiteLink | null;
   /** The time zone of schedules and of today's energy (default: the process's). */
   timeZone?: string;
+  /** Energy management's control (tests: a double), shown and steered by the API, MQTT and the web interface. */
+  energy?: EnergyControl;
 }
 
 export interface Controller {
@@ -293,6 +296,25 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const chargeControl = createChargeControl(charging);
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
+  // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
+  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock });
+  settings.onChange(() => site.configure());
+  const energy = createEnergyManager({
+    clock,
+    now,
+    settings: () => energySettingsOf(settings),
+    saveMode: async (mode) => {
+      const result = await settings.set({ role: 'operator', username: 'energy' }, [{ key: 'ChargingMode', value: modeValue(mode) }]);
+      if (!result.params.every((p) => p.success)) throw new Error('the charging mode could not be saved');
+    },
+    charging,
+    inputs: options.energyInputs ?? energyInputs.inputs,
+    site: options.siteLink ?? site,
+    logger,
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+  });
+  // Energy management as shown and steered (tests may show a double instead).
+  const energyControl: EnergyControl = options.energy ?? energy;
   const mqtt = createMqttService({
     settings,
     charging,
@@ -302,10 +324,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger,
     caFile: config.mqttCaFile,
     inputs: energyInputs.inputs.mqtt,
+    energy: energyControl,
   });
-  // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
-  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock });
-  settings.onChange(() => site.configure());
   const machine = controllerMachine.provide({
     actors: {
       pairing: pairingMachine.provide({ actions: charging.pairingActions }),
@@ -346,20 +366,6 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
   const simulator = simulated ? createSimulator(charging, readerDevices.sim, reader, network, energyInputs.site) : undefined;
-  const energy = createEnergyManager({
-    clock,
-    now,
-    settings: () => energySettingsOf(settings),
-    saveMode: async (mode) => {
-      const result = await settings.set({ role: 'operator', username: 'energy' }, [{ key: 'ChargingMode', value: modeValue(mode) }]);
-      if (!result.params.every((p) => p.success)) throw new Error('the charging mode could not be saved');
-    },
-    charging,
-    inputs: options.energyInputs ?? energyInputs.inputs,
-    site: options.siteLink ?? site,
-    logger,
-    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
-  });
   energy.start();
   settings.onChange(() => energy.step());
   registerEnergyMetrics(metrics.registry, () => energy.status());
@@ -369,7 +375,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     accounts,
     sessions,
     charging,
-    energy,
+    energy: energyControl,
     settings,
     dashboard,
     events,

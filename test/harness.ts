@@ -11,6 +11,7 @@ import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
 import { checkerFor, type ResponseChecker } from './openapi-check.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
+import type { EnergyControl } from '../services/energy/contracts.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -107,6 +108,8 @@ export async function startHarness(
     restart?: () => void;
     /** Receives every OCPP frame both ways. */
     ocppFrame?: (direction: 'in' | 'out', text: string) => void;
+    /** Energy management's control (a test double until the allocator loop is wired). */
+    energy?: EnergyControl;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -135,6 +138,7 @@ export async function startHarness(
     ...(opts.withoutSimulator ? { withoutSimulator: true } : {}),
     ...(opts.restart ? { restart: opts.restart } : {}),
     ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
+    ...(opts.energy ? { energy: opts.energy } : {}),
   });
   // Every answer is checked against the API document (test/openapi-check.ts): status, content type, body.
   let checker: Promise<ResponseChecker> | undefined;

@@ -8,6 +8,8 @@ import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES } from '../s
 import { GROUP_KEYS } from '../services/settings/catalogue.js';
 import { ROLES } from '../db/schema.js';
 import { TAG_PRIORITIES } from '../services/whitelist.js';
+import { LIMIT_SOURCES } from '../services/energy/allocator.js';
+import { SOLAR_MODES, SOLAR_STATES } from '../services/mqtt/energy-topics.js';
 import { clientFolder } from '../api/web/routes.js';
 import { PAGE_HTML } from '../api/web/page.js';
 import { IMPORT_MAP_HASH, VENDOR_FILES } from '../api/web/vendor.js';
@@ -173,6 +175,9 @@ describe('UI strings in four languages', () => {
       ['role', ROLES],
       ['whitelist.priority', TAG_PRIORITIES],
       ['loggedOut', ['manual', '1002', '1003', '1004', '1005', 'restart', 'restartSlow']],
+      ['energy.source', LIMIT_SOURCES],
+      ['energy.mode', SOLAR_MODES],
+      ['energy.solar', SOLAR_STATES],
     ];
     for (const [family, values] of families) for (const v of values) expect(keys.has(`${family}.${v}`), `${family}.${v}`).toBe(true);
   });

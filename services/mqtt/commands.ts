@@ -1,8 +1,11 @@
 import type { Role } from '../../db/schema.js';
 import type { ChargeControl } from '../charge-control.js';
+import type { SolarMode } from '../energy/allocator.js';
+import type { EnergyControl } from '../energy/contracts.js';
 import { OperationError } from '../errors.js';
 import type { FieldDef } from '../settings/catalogue.js';
 import { checkValue, type Settings } from '../settings/index.js';
+import { SOLAR_MODES } from './energy-topics.js';
 
 /**
  * Commands on `<base>/set/<command>` (docs/mqtt.md). The payload is a JSON value, validated exactly as PATCH
@@ -14,7 +17,9 @@ import { checkValue, type Settings } from '../settings/index.js';
 export const SETTING_COMMANDS = ['ChargingEnabled', 'MaxCurrent'] as const;
 /** Commands on the running charge (services/charge-control.ts): `Charge` 1 start / 0 stop, `Pause` 1 pause / 0 resume. */
 export const CHARGE_COMMANDS = ['Charge', 'Pause'] as const;
-export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS] as const;
+/** Energy management's mode (services/energy/contracts.ts `setMode`): `fast`, `solar`, `minSolar`. */
+export const MODE_COMMAND = 'ChargingMode';
+export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, MODE_COMMAND] as const;
 /** A correlation id (`{"value": …, "id": …}`), echoed in the result: at most this many characters. */
 export const MAX_ID_LENGTH = 64;
 /** Larger payloads are refused unread. */
@@ -48,6 +53,8 @@ export interface CommandDeps {
   limit(amps: number): void;
   /** Start/stop and pause/resume of the running charge: a refusal throws an OperationError with the reason. */
   charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume'>;
+  /** Energy management's mode; undefined: energy management is not running. */
+  energy?: Pick<EnergyControl, 'setMode'> | undefined;
 }
 
 type Parsed = { ok: true; value: unknown; id?: string | number } | { ok: false; cause: string };
@@ -100,6 +107,19 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
         else control.stop();
       } else if (value === 1) control.pause();
       else control.resume();
+    } catch (err) {
+      if (!(err instanceof OperationError)) throw err;
+      return refuse(err.message);
+    }
+    return { ...head, success: true, value };
+  }
+  if (command === MODE_COMMAND) {
+    if (!deps.energy) return refuse('Energy management is not running on this controller');
+    if (typeof value !== 'string' || !(SOLAR_MODES as readonly string[]).includes(value)) {
+      return refuse(`${JSON.stringify(command)} must be one of ${SOLAR_MODES.map((m) => JSON.stringify(m)).join(', ')}`);
+    }
+    try {
+      await deps.energy.setMode(value as SolarMode);
     } catch (err) {
       if (!(err instanceof OperationError)) throw err;
       return refuse(err.message);

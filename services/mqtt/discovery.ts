@@ -1,6 +1,7 @@
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from '../core/system-state.js';
 import { FIELDS } from '../settings/catalogue.js';
-import { LOAD_LIMIT_FIELD } from './commands.js';
+import { LOAD_LIMIT_FIELD, MODE_COMMAND } from './commands.js';
+import { ENERGY_REASONS, SOLAR_MODES } from './energy-topics.js';
 import type { MqttOptions } from './options.js';
 
 /**
@@ -10,7 +11,14 @@ import type { MqttOptions } from './options.js';
  * third phase on one phase) get an empty retained message instead, which removes them from Home Assistant.
  */
 
-type Component = 'sensor' | 'binary_sensor' | 'switch' | 'number';
+type Component = 'sensor' | 'binary_sensor' | 'switch' | 'number' | 'select';
+
+/** What the controller offers besides its settings: energy management runs (an `EnergyControl` is wired). */
+export interface Features {
+  energy: boolean;
+}
+/** The options and features an entity is offered with. */
+type Offer = MqttOptions & Features;
 
 interface Entity {
   object: string;
@@ -20,7 +28,7 @@ interface Entity {
   state: string;
   config: Record<string, unknown>;
   /** Offered with these options (default: always). */
-  when?: (o: MqttOptions) => boolean;
+  when?: (o: Offer) => boolean;
   /** Shown among the device's diagnostics (entity_category). */
   diagnostic?: boolean;
 }
@@ -64,9 +72,11 @@ const rangeOf = (key: string): [number, number] => {
   return field.range;
 };
 
-const threePhases = (o: MqttOptions) => o.phases === 3;
-const controlled = (o: MqttOptions) => o.control;
-const loadManaged = (o: MqttOptions) => o.control && o.loadManagement;
+const threePhases = (o: Offer) => o.phases === 3;
+const controlled = (o: Offer) => o.control;
+const loadManaged = (o: Offer) => o.control && o.loadManagement;
+const energy = (o: Offer) => o.energy;
+const energyControlled = (o: Offer) => o.energy && o.control;
 
 /** Every entity the charger can announce. */
 export const ENTITIES: readonly Entity[] = [
@@ -182,10 +192,43 @@ export const ENTITIES: readonly Entity[] = [
     config: { command: 'Pause', icon: 'mdi:pause', payload_on: '1', payload_off: '0', state_on: '1', state_off: '0' },
     when: controlled,
   },
+  // Energy management (docs/energy.md), when it runs.
+  {
+    object: 'charging_mode',
+    component: 'select',
+    name: 'Charging mode',
+    state: 'chargingMode',
+    // A select sends the option as it is; commands take JSON (`"solar"`).
+    config: { command: MODE_COMMAND, options: [...SOLAR_MODES], command_template: '{{ value | tojson }}', icon: 'mdi:solar-power-variant' },
+    when: energyControlled,
+  },
+  { ...enumSensor('limiting_reason', 'Limiting reason', 'energyReason', ENERGY_REASONS), when: energy },
+  {
+    object: 'energy_description',
+    component: 'sensor',
+    name: 'Energy management',
+    state: 'energyDescription',
+    config: { icon: 'mdi:transmission-tower' },
+    when: energy,
+  },
+  {
+    object: 'phase_count',
+    component: 'sensor',
+    name: 'Phase count',
+    state: 'energyPhases',
+    config: { state_class: 'measurement', icon: 'mdi:sine-wave' },
+    when: energy,
+  },
+  measurement('grid_power', 'Grid power', 'gridPower', 'power', 'W', 'measurement', energy),
+  measurement('surplus', 'Solar surplus', 'surplus', 'power', 'W', 'measurement', energy),
+  // Today's energy: back to 0 at midnight, which total_increasing takes as a new cycle.
+  measurement('solar_energy_today', 'Solar energy today', 'solarEnergyToday', 'energy', 'Wh', 'total_increasing', energy),
+  measurement('grid_energy_today', 'Grid energy today', 'gridEnergyToday', 'energy', 'Wh', 'total_increasing', energy),
 ];
 
 /** The retained discovery messages for these options: config topic → payload (empty: not offered, removed). */
-export function discoveryMessages(o: MqttOptions, announce: boolean): Map<string, string> {
+export function discoveryMessages(options: MqttOptions, announce: boolean, features: Features = { energy: false }): Map<string, string> {
+  const o: Offer = { ...options, ...features };
   const base = o.baseTopic;
   const device = {
     identifiers: [o.deviceId],

@@ -1,28 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { networkInterfaces } from 'node:os';
 import type { MqttClient } from 'mqtt';
 import type { BackendLinkActor, MqttActor } from '../../machines/main-thread.js';
 import type { MqttContext } from '../../machines/mqtt.js';
 import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
 import type { MqttInputs } from '../energy/inputs.js';
+import type { EnergyControl } from '../energy/contracts.js';
 import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
+import { ipv4Address } from './address.js';
 import { refusal, runCommand, type CommandResult } from './commands.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
 import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
 
 export { mqttOptionsOf, type MqttOptions } from './options.js';
-
-/** The first IPv4 address of a network interface other than loopback (the one Home Assistant shows). */
-function ipv4Address(): string | null {
-  for (const addresses of Object.values(networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  }
-  return null;
-}
 
 /** An attempt that has not been accepted within this time fails. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -52,6 +45,8 @@ export interface MqttDeps {
   caFile?: string | undefined;
   /** Topics of the energy inputs (grid power, grid-operator limit), subscribed beside the commands. */
   inputs?: MqttInputs | undefined;
+  /** Energy management (services/energy/contracts.ts): published, its mode taken as a command; absent: neither. */
+  energy?: EnergyControl | undefined;
 }
 
 /** One connection to the broker, with the options it was opened with and what it published. */
@@ -146,6 +141,7 @@ export function createMqttService(deps: MqttDeps) {
       lastSessionWh,
       startedAt: deps.startedAt,
       ipAddress: ipv4Address(),
+      energy: deps.energy?.status() ?? null,
     };
   }
 
@@ -217,7 +213,7 @@ export function createMqttService(deps: MqttDeps) {
 
   function publishDiscovery(announce: boolean, l: Link | undefined = online()): void {
     if (!l) return;
-    for (const [topic, payload] of discoveryMessages(l.options, announce)) publish(l, topic, payload, true);
+    for (const [topic, payload] of discoveryMessages(l.options, announce, { energy: deps.energy !== undefined })) publish(l, topic, payload, true);
     logger.info({ prefix: l.options.discoveryPrefix }, announce ? 'MQTT: Home Assistant discovery announced' : 'MQTT: Home Assistant discovery withdrawn');
   }
 
@@ -368,6 +364,7 @@ export function createMqttService(deps: MqttDeps) {
   const commandDeps = {
     settings,
     charge: deps.chargeControl,
+    energy: deps.energy,
     control: () => options.control,
     loadManagement: () => actor?.getSnapshot().matches({ loadLimit: 'off' }) === false,
     limit: (amps: number) => send({ type: 'LIMIT', amps }),
@@ -452,6 +449,7 @@ export function createMqttService(deps: MqttDeps) {
       });
       // The backend connection is published when it changes (it changes nothing in the charge point's state).
       backendLink?.subscribe(() => stateChanged());
+      deps.energy?.watch(() => stateChanged()); // after every step that changed its status
     },
 
     /** The settings now (at start and after every change); each change takes effect at once. */

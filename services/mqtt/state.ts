@@ -1,5 +1,8 @@
 import type { SystemState } from '../core/system-state.js';
 import type { CoreState } from '../core/protocol.js';
+import type { EnergyStatus } from '../energy/contracts.js';
+import { ENERGY_MEASURED_TOPICS, ENERGY_NUMERIC_TOPICS, ENERGY_STATE_TOPICS, energyMeasuredValues, energyStateValues, nestLimits } from './energy-topics.js';
+import { NO_VALUE, numberOr } from './payload.js';
 
 /**
  * What the charger publishes, computed from the core's latest state (the same the API shows): single-value topics
@@ -8,9 +11,6 @@ import type { CoreState } from '../core/protocol.js';
  * - meter values: published at most once per interval (machines/mqtt.ts), as they change every second.
  * `None` stands for "no value" (Home Assistant shows it as unknown); the JSON state has `null` instead.
  */
-
-/** The payload of an unknown value on a single-value topic. */
-export const NO_VALUE = 'None';
 
 /** Topic (below the base topic) → payload. */
 export type Values = Record<string, string>;
@@ -36,6 +36,8 @@ export interface PublishedInput {
   startedAt: number;
   /** The controller's IPv4 address on the network, null: none. */
   ipAddress: string | null;
+  /** Energy management's report (services/energy/contracts.ts); null: not running. */
+  energy: EnergyStatus | null;
 }
 
 /** The states: systemState and the other spec state names, transaction active, messages, control values. */
@@ -65,6 +67,7 @@ export function stateValues(input: PublishedInput): Values {
     backendConnected: flag(input.backendConnected),
     startedAt: new Date(input.startedAt).toISOString(),
     ipAddress: input.ipAddress ?? NO_VALUE,
+    ...energyStateValues(input.energy),
   };
   if (input.publishTagIds) {
     values.tagId = system.transaction?.tagId ?? NO_VALUE;
@@ -98,14 +101,18 @@ export const RETAINABLE_TOPICS: readonly string[] = [
   ...['offeredCurrent', 'pluggedIn', 'charging', 'problem', 'cableLocked', 'paused', 'transactionStart', 'lastSessionEnergy'],
   ...['backendConnected', 'startedAt', 'ipAddress'],
   ...METER_TOPICS,
+  ...ENERGY_STATE_TOPICS,
+  ...ENERGY_MEASURED_TOPICS,
   'state',
 ];
 
-const numberOr = (value: number | undefined | null): string => (value === undefined || value === null ? NO_VALUE : String(value));
 const flag = (on: boolean): string => (on ? '1' : '0');
 
-/** The meter values: power, energies, currents and voltages per phase, temperature, transaction duration. */
-export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Values {
+/**
+ * The meter values: power, energies, currents and voltages per phase, temperature, transaction duration; and energy
+ * management's measured values (limits, inputs, today's energy).
+ */
+export function meterValues(input: Pick<PublishedInput, 'system' | 'core' | 'energy'>): Values {
   const { system, core } = input;
   const meter = core.meter;
   return {
@@ -120,6 +127,7 @@ export function meterValues(input: Pick<PublishedInput, 'system' | 'core'>): Val
     voltageL3: numberOr(meter?.voltagesV?.[2]),
     temperature: numberOr(system.ambientTemp),
     transactionDuration: String(system.transaction?.transactionDuration ?? 0),
+    ...energyMeasuredValues(input.energy),
   };
 }
 
@@ -143,7 +151,7 @@ const FLAGS: ReadonlySet<string> = new Set([
   'backendConnected',
 ]);
 /** The topics whose payload is a number. */
-const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', ...METER_TOPICS]);
+const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offeredCurrent', 'lastSessionEnergy', ...METER_TOPICS, ...ENERGY_NUMERIC_TOPICS]);
 
 /**
  * The JSON state topic: every single value in one object (the meter values as last published, so they too change
@@ -152,6 +160,7 @@ const NUMERIC: ReadonlySet<string> = new Set(['maxCurrent', 'loadLimit', 'offere
 export function jsonState(states: Values, meter: Values, system: SystemState): string {
   const out: Record<string, unknown> = {};
   for (const [topic, payload] of Object.entries({ ...states, ...meter })) out[topic] = jsonValue(topic, payload);
+  nestLimits(out);
   out.transaction = system.transaction ? { transactionId: system.transaction.transactionId, transactionStart: system.transaction.transactionStart } : null;
   return JSON.stringify(out);
 }

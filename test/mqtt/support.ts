@@ -33,8 +33,11 @@ export function replaceObserver(next: Observer): void {
   o = next;
 }
 
-/** Registers the hooks of a test file: broker, proxy, controller and observer; retained messages cleared after each test; no secret ever published. */
-export function useMqttTestbed(): void {
+/**
+ * Registers the hooks of a test file: broker, proxy, controller and observer; retained messages cleared after each
+ * test; no secret ever published. `harness`: further options of each test's controller (an energy control double).
+ */
+export function useMqttTestbed(harness: () => NonNullable<Parameters<typeof startCharger>[0]>['harness'] = () => ({})): void {
   /** Every message the observers saw in this file (checked for secrets at the end). */
   const everything: Received[] = [];
   beforeAll(async () => {
@@ -45,7 +48,7 @@ export function useMqttTestbed(): void {
   });
   beforeEach(async () => {
     proxy = await startProxy(broker.port);
-    c = await startCharger({ env: { MQTT_CA_FILE: TLS_CA_FILE } });
+    c = await startCharger({ env: { MQTT_CA_FILE: TLS_CA_FILE }, harness: harness() });
     o = await observe(broker.url, ['#']);
   });
   afterEach(async () => {

@@ -58,6 +58,13 @@ describe.skipIf(!available && process.env.MQTT_TEST_BROKER !== 'mosquitto')('dis
     expect(values.slice(3).map((v) => JSON.parse(v!))).toEqual([{ messages: JSON.parse(list) }, { messages: [] }]);
   });
 
+  test('the charging mode select: each option becomes the JSON string the command takes', () => {
+    const select = ENTITIES.find((e) => e.object === 'charging_mode')!.config as { command_template: string; options: string[] };
+    const rendered = render(select.options.map((option) => [select.command_template, option]));
+    expect(rendered.map((r) => r.ok ?? r.error)).toEqual(['"fast"', '"solar"', '"minSolar"']);
+    expect(rendered.map((r) => JSON.parse(r.ok!))).toEqual(select.options);
+  });
+
   test('every template of every entity renders for an empty payload', () => {
     const templates = ENTITIES.flatMap((e) =>
       Object.entries(e.config)

@@ -1,11 +1,13 @@
 // The dashboard: the charge point's state in words (spec 2.13), the running transaction's power, energy, currents
-// and duration, the temperature, the active messages, and a live power chart of the running session (uPlot). The
-// page asks GET /v1/system_state every second while it shows the dashboard.
+// and duration, the temperature, the active messages, and a live power chart of the running session (uPlot); with
+// energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
+// dashboard.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { refreshMessages, request } from '../api.js';
 import { lang, t } from '../i18n.js';
 import { amps, celsius, clockTime, dateTime, duration, kW, kWh } from '../format.js';
 import { Heading, html } from '../ui.js';
+import { EnergyCard, recordEnergy } from './energy.js';
 import { MessageList } from './messages.js';
 
 const POLL_MS = 1000;
@@ -40,6 +42,7 @@ export function Dashboard() {
       if (stopped) return;
       if (r && r.ok) {
         record(r.json);
+        recordEnergy(r.json);
         setState(r.json);
         setError(false);
       } else setError(true);
@@ -55,7 +58,7 @@ export function Dashboard() {
 
   return html`<${Heading}>${t('nav.dashboard')}<//>
     ${error && html`<p class="note error" role="alert">${t('dashboard.noState')}</p>`}
-    ${state ? html`<${StateView} state=${state} />` : html`<p>${t('common.loading')}</p>`}
+    ${state ? html`<${StateView} state=${state} />` : html`<p>${t('common.loading')}</p>`} ${state && state.energy && html`<${EnergyCard} state=${state} />`}
     <section class="card" aria-labelledby="dash-messages">
       <h2 id="dash-messages">${t('nav.messages')}</h2>
       <${MessageList} />

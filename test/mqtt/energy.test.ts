@@ -1,0 +1,157 @@
+import { describe, expect, test } from 'vitest';
+import { ENTITIES } from '../../services/mqtt/discovery.js';
+import { mqttOptionsOf } from '../../services/mqtt/options.js';
+import { energyControlDouble, limitsOf, type EnergyControlDouble } from '../energy/control-double.js';
+import { BROKER_KIND, retained } from './broker.js';
+import { broker, BASE, c, command, connect, json, o, patch, t, useMqttTestbed, waitTopic } from './support.js';
+
+/**
+ * Energy management on MQTT against a real broker (test/mqtt/support.ts): the allocation's mode, current, phases,
+ * reason, limits and inputs published; the mode taken as a command; its Home Assistant entities. The allocator loop
+ * is a test double of `EnergyControl` (test/energy/control-double.ts), so what is published is what it reports.
+ */
+
+let energy: EnergyControlDouble;
+useMqttTestbed(() => {
+  energy = energyControlDouble();
+  return { energy };
+});
+
+describe(`energy management on MQTT against ${BROKER_KIND}`, () => {
+  test('published: mode, current, phases, reason in a word and a sentence, every limit, the inputs, today; retained; in the JSON state', async () => {
+    await connect();
+    const expected: Record<string, string> = {
+      chargingMode: 'solar',
+      energyCurrent: '9',
+      energyPhases: '1',
+      energyReason: 'solar',
+      energyDescription: 'Limited to 9 A by solar surplus',
+      solarState: 'charging',
+      'limit/solar': '9',
+      'limit/solar/status': 'fresh',
+      'limit/maxCurrent': '16',
+      'limit/schedule': 'None',
+      'limit/schedule/status': 'off',
+      gridPower: '-100',
+      gridPowerL1: '-150',
+      gridPowerL2: '20',
+      surplus: '2170',
+      gridOperatorLimit: 'None',
+      siteShareL1: 'None',
+      solarEnergyToday: '3211',
+      gridEnergyToday: '450',
+    };
+    for (const [topic, payload] of Object.entries(expected)) await waitTopic(topic, payload);
+    // A new subscriber gets them (retained() collects for a while: asked again until the last one is in).
+    let kept = await retained(broker.url, `${BASE}/#`);
+    for (let i = 0; i < 50 && !kept.has(t('gridEnergyToday')); i++) kept = await retained(broker.url, `${BASE}/#`);
+    for (const [topic, payload] of Object.entries(expected)) expect(kept.get(t(topic)), topic).toBe(payload);
+
+    const state = json(o.messages.filter((m) => m.topic === t('state')).at(-1)!);
+    expect(state).toMatchObject({ chargingMode: 'solar', energyCurrent: 9, energyPhases: 1, energyReason: 'solar', gridPower: -100, surplus: 2170 });
+    expect(state).toMatchObject({ gridOperatorLimit: null, solarEnergyToday: 3211, gridEnergyToday: 450 });
+    expect(state.limits).toMatchObject({ solar: { amps: 9, status: 'fresh' }, schedule: { amps: null, status: 'off' } });
+    expect(Object.keys(state).filter((k) => k.startsWith('limit/'))).toEqual([]);
+
+    // A new allocation: the reason is published at once (no clock step), the inputs at the next interval.
+    let from = o.messages.length;
+    energy.set({ currentA: 0, reason: 'schedule', solar: 'paused', limits: limitsOf({ schedule: 0, maxCurrent: 16 }) });
+    await waitTopic('energyReason', 'schedule', from);
+    await waitTopic('energyDescription', 'Paused by the schedule', from);
+    await waitTopic('energyCurrent', '0', from);
+    await waitTopic('limit/schedule/status', 'fresh', from);
+    await waitTopic('limit/schedule', '0', from); // a measured value: the first change goes out at once
+    from = o.messages.length;
+    energy.set({ inputs: { gridPowerW: [1000, 500, 500], surplusW: 0, gridOperatorW: 4200, siteShareA: [10, 10, 10] } });
+    await c.step(10_000);
+    await waitTopic('gridPower', '2000', from);
+    await waitTopic('gridOperatorLimit', '4200', from);
+    await waitTopic('siteShareL3', '10', from);
+  });
+
+  test('the mode as a command: carried out through EnergyControl.setMode, answered with the id; bad values and refusals change nothing', async () => {
+    await connect();
+    expect(await command('ChargingMode', '"fast"')).toEqual({
+      command: 'ChargingMode',
+      success: false,
+      cause: 'Control over MQTT is off (setting MqttControl)',
+    });
+    expect(energy.modes).toEqual([]);
+
+    await patch({ MqttControl: 1 });
+    const from = o.messages.length;
+    expect(await command('ChargingMode', '"fast"')).toEqual({ command: 'ChargingMode', success: true, value: 'fast' });
+    await waitTopic('chargingMode', 'fast', from);
+    await waitTopic('solarState', 'bypassed', from);
+    expect(await command('ChargingMode', '{"value": "minSolar", "id": "ha-7"}')).toEqual({
+      command: 'ChargingMode',
+      id: 'ha-7',
+      success: true,
+      value: 'minSolar',
+    });
+    expect(energy.modes).toEqual(['fast', 'minSolar']);
+
+    const modes = 'must be one of "fast", "solar", "minSolar"';
+    expect(await command('ChargingMode', '"turbo"')).toEqual({ command: 'ChargingMode', success: false, cause: `"ChargingMode" ${modes}` });
+    expect(await command('ChargingMode', '1')).toMatchObject({ success: false, cause: `"ChargingMode" ${modes}` });
+    expect(await command('ChargingMode', 'solar')).toMatchObject({ success: false, cause: 'The payload must be a JSON value, such as 16 or 1' });
+    energy.refuseNext = 'The mode cannot change during a phase switch';
+    expect(await command('ChargingMode', '"solar"')).toEqual({
+      command: 'ChargingMode',
+      success: false,
+      cause: 'The mode cannot change during a phase switch',
+    });
+    expect(energy.modes).toEqual(['fast', 'minSolar']);
+    expect(energy.status().mode).toBe('minSolar');
+  });
+
+  test('Home Assistant: mode as a select, limiting reason, phase count, grid power, surplus, today’s energy; the select’s command works', async () => {
+    await connect({ MqttControl: 1 });
+    const config = async (component: string, object: string) => {
+      const m = await o.waitFor((x) => x.topic.endsWith(`/${component}/${x.topic.split('/')[2]}/${object}/config`) && x.payload !== '', { what: object });
+      return JSON.parse(m.payload);
+    };
+    const select = await config('select', 'charging_mode');
+    expect(select).toMatchObject({
+      state_topic: t('chargingMode'),
+      command_topic: t('set/ChargingMode'),
+      command_template: '{{ value | tojson }}',
+      options: ['fast', 'solar', 'minSolar'],
+    });
+    expect(await config('sensor', 'limiting_reason')).toMatchObject({
+      state_topic: t('energyReason'),
+      device_class: 'enum',
+      options: ['schedule', 'gridOperator', 'solar', 'site', 'ocpp', 'mqtt', 'supply', 'maxCurrent', 'cable', 'hardware', 'ramp'],
+    });
+    expect(await config('sensor', 'phase_count')).toMatchObject({ state_topic: t('energyPhases'), state_class: 'measurement' });
+    expect(await config('sensor', 'energy_description')).toMatchObject({ state_topic: t('energyDescription') });
+    const power = { device_class: 'power', state_class: 'measurement', unit_of_measurement: 'W' };
+    expect(await config('sensor', 'grid_power')).toMatchObject({ state_topic: t('gridPower'), ...power });
+    expect(await config('sensor', 'surplus')).toMatchObject({ state_topic: t('surplus'), ...power });
+    const energyClass = { device_class: 'energy', state_class: 'total_increasing', unit_of_measurement: 'Wh' };
+    expect(await config('sensor', 'solar_energy_today')).toMatchObject({ state_topic: t('solarEnergyToday'), ...energyClass });
+    expect(await config('sensor', 'grid_energy_today')).toMatchObject({ state_topic: t('gridEnergyToday'), ...energyClass });
+    // Every energy entity announced (none left out of this test), and its state topic published.
+    const options = mqttOptionsOf(c.h.controller.settings);
+    const energyEntities = ENTITIES.filter((e) => e.when?.({ ...options, energy: true }) !== e.when?.({ ...options, energy: false }));
+    expect(energyEntities.map((e) => e.object).sort()).toEqual(
+      ['charging_mode', 'limiting_reason', 'phase_count', 'energy_description', 'grid_power', 'surplus', 'solar_energy_today', 'grid_energy_today'].sort(),
+    );
+    for (const e of energyEntities) await o.waitFor((m) => m.topic === t(e.state), { what: e.state });
+
+    // The select as Home Assistant sends it: the option through command_template (templates.test.ts renders it).
+    const from = o.messages.length;
+    await o.publish(select.command_topic, '"minSolar"');
+    await waitTopic('chargingMode', 'minSolar', from);
+    expect(energy.modes).toEqual(['minSolar']);
+
+    // Control off: the select goes, the sensors stay.
+    const off = o.messages.length;
+    await patch({ MqttControl: 0 });
+    await o.waitFor((m) => m.topic.endsWith('/select/' + m.topic.split('/')[2] + '/charging_mode/config') && m.payload === '', {
+      from: off,
+      what: 'select withdrawn',
+    });
+    expect(o.messages.slice(off).find((m) => m.topic.endsWith('/limiting_reason/config'))?.payload).not.toBe('');
+  });
+});
