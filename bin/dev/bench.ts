@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { benchNfc, NFC_BAUD } from './bench-nfc.js';
+import { benchEnergy, ENERGY_WATCHDOG_MS } from './bench-energy.js';
 import { benchSafety, SAFETY_WATCHDOG_MS } from './bench-safety.js';
 import {
   children,
@@ -59,6 +60,8 @@ import {
 const BARE_FLAG = '--bare';
 /** `npm run bench -- --nfc`: only the NFC round trips (bin/dev/bench-nfc.ts). */
 const NFC_FLAG = '--nfc';
+/** `npm run bench -- --energy`: simulated days of energy management (bin/dev/bench-energy.ts). */
+const ENERGY_FLAG = '--energy';
 /** `npm run bench -- --safety`: the charge cycle's safety reactions under load (bin/dev/bench-safety.ts). */
 const SAFETY_FLAG = '--safety';
 const PATH = '/v1/system_state';
@@ -385,4 +388,5 @@ async function main(run: (root: string) => Promise<boolean>, watchdogMs = WATCHD
 if (process.argv[2] === BARE_FLAG) await runBareServer();
 else if (process.argv[2] === NFC_FLAG) await mainNfc();
 else if (process.argv[2] === SAFETY_FLAG) void main(benchSafety, SAFETY_WATCHDOG_MS);
+else if (process.argv[2] === ENERGY_FLAG) void main(() => benchEnergy(), ENERGY_WATCHDOG_MS);
 else void main(bench);
