@@ -225,6 +225,8 @@ export const SimPlant = v.object({
   lastBeep: v.optional(v.object({ count: int, ms: int })),
   faults: v.array(v.picklist(SIM_FAULTS)),
   alternateMs: int,
+  activePhases: v.picklist([1, 3]),
+  phaseContactor: v.optional(v.object({ closed: v.boolean(), moves: int, movesUnderLoad: int, movesOffered: int })),
 }) satisfies v.GenericSchema<unknown, SimState>;
 /** What the simulator shows (never who charges: no tag, no user). */
 export const SimView = v.object({

@@ -41,7 +41,7 @@ import { createNfcService, type NfcService } from '../services/nfc/index.js';
 import { createBackend, type Backend, type BackendDeps } from '../services/ocpp/backend.js';
 import { createSessions, type Sessions } from '../services/sessions.js';
 import { createDashboard } from '../services/settings/dashboard.js';
-import { applySettings, chargeSettingsOf } from '../services/apply-settings.js';
+import { applySettings, chargeSettingsOf, phaseSwitchModeOf } from '../services/apply-settings.js';
 import { computedValues, createSettings, type Settings } from '../services/settings/index.js';
 import { createSimulator, type Simulator } from '../services/simulator.js';
 import { createTransactions, type Transactions } from '../services/transactions.js';
@@ -281,6 +281,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   await core.start({
     settings: chargeSettingsOf(settings),
     phases: settings.get('Phases') === 1 ? 1 : 3,
+    phaseSwitchMode: phaseSwitchModeOf(settings),
     pilotDebounceMs: settings.get('PilotDebounce'),
   });
 

@@ -61,6 +61,8 @@ export async function createChargePointHardware(
       now: options.now,
       timers: options.timers ?? realTimers,
       phases,
+      // The simulated phase contactor where one is configured (GPIO_PHASE_SWITCH), as on the real installation.
+      phaseSwitch: options.pins?.phaseSwitch !== undefined,
       ...(options.voltageV ? { voltageV: options.voltageV } : {}),
     });
     if (!options.meter) return sim;

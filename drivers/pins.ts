@@ -8,6 +8,8 @@ export interface RpiPins {
   contactorFeedback?: number | undefined;
   lock: number;
   lockFeedback?: number | undefined;
+  /** The phase contactor of 1-/3-phase switching (high = three phases); none: no phase switching. */
+  phaseSwitch?: number | undefined;
   buzzer: number;
   /** Red, green, blue. */
   leds: readonly [number, number, number];
@@ -31,6 +33,7 @@ export function pinUses(pins: RpiPins): { use: string; pin: number }[] {
     ...(pins.contactorFeedback === undefined ? [] : [{ use: 'contactor feedback', pin: pins.contactorFeedback }]),
     { use: 'cable lock', pin: pins.lock },
     ...(pins.lockFeedback === undefined ? [] : [{ use: 'cable lock feedback', pin: pins.lockFeedback }]),
+    ...(pins.phaseSwitch === undefined ? [] : [{ use: 'phase contactor', pin: pins.phaseSwitch }]),
     { use: 'buzzer', pin: pins.buzzer },
     ...pins.leds.map((pin, i) => ({ use: `LED ${'RGB'[i]}`, pin })),
   ];

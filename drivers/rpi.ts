@@ -25,6 +25,7 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
   const { pins } = options;
   checkDistinctPins(pins);
   const contactor = createRpiContactor(pigpio, { pin: pins.contactor, feedbackPin: pins.contactorFeedback });
+  const phaseContactor = pins.phaseSwitch === undefined ? undefined : createRpiContactor(pigpio, { pin: pins.phaseSwitch }, 'phase contactor');
   const pilot = createRpiControlPilot(pigpio, { pwmPin: pins.cpPwm, levelPins: pins.cpLevel });
   const cableLock = createRpiCableLock(pigpio, { pin: pins.lock, feedbackPin: pins.lockFeedback });
   const buzzer = createRpiBuzzer(pigpio, { pin: pins.buzzer });
@@ -33,6 +34,7 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
   return {
     pilot,
     contactor,
+    ...(phaseContactor ? { phaseContactor } : {}),
     cableLock,
     meter: options.meter,
     buzzer,
@@ -42,6 +44,7 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
       if (closed) return;
       closed = true;
       contactor.close();
+      phaseContactor?.close();
       pilot.close();
       cableLock.close();
       buzzer.close();

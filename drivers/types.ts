@@ -124,6 +124,11 @@ export interface TemperatureSensor {
 export interface ChargePointHardware {
   pilot: ControlPilot;
   contactor: Contactor;
+  /**
+   * The second contactor of 1-/3-phase switching (GPIO_PHASE_SWITCH): closed connects L2 and L3 (three phases), open
+   * leaves L1 (one phase); absent when the installation has none. Only ever moved with the main contactor open.
+   */
+  phaseContactor?: Contactor;
   cableLock: CableLock;
   meter: EnergyMeter;
   buzzer: Buzzer;

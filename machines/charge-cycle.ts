@@ -104,7 +104,12 @@ export type ChargeEvent =
   | { type: 'LOAD_LIMIT'; amps: number | null }
   | { type: 'FAULT'; fault: BlockingFault; active: boolean }
   /** Stop the running transaction (the central system: remote stop, reset, unlock, an invalid id). */
-  | { type: 'STOP'; reason: CommandedStopReason };
+  | { type: 'STOP'; reason: CommandedStopReason }
+  /**
+   * The 1-/3-phase switch (machines/phase-switch.ts) needs the main contactor open: taken only while pausing under
+   * load (PWM already off), where it opens the contactor at once instead of at C→B or after 6 s; the transaction goes on.
+   */
+  | { type: 'OPEN_CONTACTOR' };
 
 /** What a state means in the spec's vocabulary (2.13); connectionState and type2State follow from the context. */
 export interface StateMeta {
@@ -384,6 +389,7 @@ export const chargeCycleMachine = setup({
                         { guard: 'currentAvailable', target: 'charging' },
                       ],
                       after: { powerCut: '#chargeCycle.operative.session.transaction.evsePaused' },
+                      on: { OPEN_CONTACTOR: '#chargeCycle.operative.session.transaction.evsePaused' },
                     },
                   },
                 },

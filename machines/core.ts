@@ -1,8 +1,11 @@
 import { setup, type ActorRefFrom } from 'xstate';
 import { chargeCycleMachine, type ChargeInput } from './charge-cycle.js';
+import { phaseSwitchMachine, type PhaseSwitchInput } from './phase-switch.js';
 
 export interface CoreInput {
   chargeCycle: ChargeInput;
+  /** The 1-/3-phase switch (idle for ever without a phase contactor: it is sent nothing). */
+  phaseSwitch: PhaseSwitchInput;
 }
 
 /**
@@ -13,11 +16,15 @@ export interface CoreInput {
  */
 export const coreMachine = setup({
   types: { input: {} as CoreInput, context: {} as CoreInput },
-  actors: { chargeCycle: chargeCycleMachine },
+  actors: { chargeCycle: chargeCycleMachine, phaseSwitch: phaseSwitchMachine },
 }).createMachine({
   id: 'chargePointCore',
   context: ({ input }) => input,
-  invoke: [{ src: 'chargeCycle', id: 'chargeCycle', systemId: 'chargeCycle', input: ({ context }) => context.chargeCycle }],
+  invoke: [
+    { src: 'chargeCycle', id: 'chargeCycle', systemId: 'chargeCycle', input: ({ context }) => context.chargeCycle },
+    { src: 'phaseSwitch', id: 'phaseSwitch', systemId: 'phaseSwitch', input: ({ context }) => context.phaseSwitch },
+  ],
 });
 
 export type ChargeCycleActor = ActorRefFrom<typeof chargeCycleMachine>;
+export type PhaseSwitchActor = ActorRefFrom<typeof phaseSwitchMachine>;

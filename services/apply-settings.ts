@@ -4,6 +4,7 @@ import type { LogLevel } from './logger.js';
 import { mqttOptionsOf, type MqttOptions } from './mqtt/options.js';
 import type { NfcService } from './nfc/index.js';
 import type { Settings } from './settings/index.js';
+import { PHASE_SWITCH_MODES, type PhaseSwitchMode } from './core/phase-switching.js';
 
 /**
  * The settings that take effect at once, handed to the features that obey them (the settings mechanism itself knows
@@ -23,6 +24,11 @@ export function chargeSettingsOf(settings: Pick<Settings, 'get'>): ChargeSetting
 
 const LOG_LEVEL_OF = { 0: 'error', 1: 'warn', 2: 'info', 3: 'debug' } as const;
 
+/** The phase switching mode the core obeys, from the setting PhaseSwitchMode. */
+export function phaseSwitchModeOf(settings: Pick<Settings, 'get'>): PhaseSwitchMode {
+  return PHASE_SWITCH_MODES[settings.get('PhaseSwitchMode')] ?? 'auto';
+}
+
 /**
  * Applies the settings that take effect at once: charge cycle, local whitelist use, reader mode, log level (unless
  * LOG_LEVEL is set, which wins; see createLogLevel), MQTT.
@@ -32,6 +38,7 @@ export function applySettings(
   to: { charging: ChargingService; logLevel: LogLevel; nfc: Pick<NfcService, 'setRfidMode'>; mqtt: { configure(options: MqttOptions): void } },
 ): void {
   to.charging.applySettings(chargeSettingsOf(settings));
+  to.charging.setPhaseSwitch({ mode: phaseSwitchModeOf(settings) });
   to.nfc.setRfidMode(settings.get('RFIDMode') === 1 ? 'hybrid' : 'rfid');
   to.charging.setLocalWhitelist(settings.get('FLLEnabled') === 1);
   to.logLevel.applySetting(LOG_LEVEL_OF[settings.get('LogLevel')] ?? 'info');

@@ -93,6 +93,25 @@ export const CHARGING_SETTINGS = declare({
     role: 'installer',
     reboot: true,
   },
+  PhaseSwitchMode: {
+    label: { gb: 'Phase switching', de: 'Phasenumschaltung', nl: 'Faseomschakeling', fr: 'Commutation de phases' },
+    description: {
+      gb: 'With a phase contactor (GPIO_PHASE_SWITCH): automatic (one phase below 3 × 6 A), always one phase, always three, or never switch.',
+      de: 'Mit Phasenschütz (GPIO_PHASE_SWITCH): automatisch (eine Phase unter 3 × 6 A), immer eine Phase, immer drei oder nie umschalten.',
+      nl: 'Met fasecontactor (GPIO_PHASE_SWITCH): automatisch (één fase onder 3 × 6 A), altijd één fase, altijd drie, of nooit omschakelen.',
+      fr: 'Avec contacteur de phases (GPIO_PHASE_SWITCH) : automatique (une phase sous 3 × 6 A), toujours une, toujours trois, ou jamais.',
+    },
+    type: 'enum',
+    options: [
+      { value: 0, label: { gb: 'Automatic', de: 'Automatisch', nl: 'Automatisch', fr: 'Automatique' } },
+      { value: 1, label: { gb: 'Always 1 phase', de: 'Immer 1 Phase', nl: 'Altijd 1 fase', fr: 'Toujours 1 phase' } },
+      { value: 2, label: { gb: 'Always 3 phases', de: 'Immer 3 Phasen', nl: 'Altijd 3 fasen', fr: 'Toujours 3 phases' } },
+      { value: 3, label: { gb: 'Never switch', de: 'Nie umschalten', nl: 'Nooit omschakelen', fr: 'Jamais de commutation' } },
+    ],
+    default: 0,
+    role: 'user',
+    writeRole: 'installer',
+  },
   Ventilation: onOff({
     label: { gb: 'Ventilation', de: 'Belüftung', nl: 'Ventilatie', fr: 'Ventilation' },
     description: {

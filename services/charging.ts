@@ -8,6 +8,7 @@ import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
 import type { ControllerEvent, EventLog } from './events.js';
 import type { HmiState } from './core/hmi.js';
+import type { PhaseSwitchMode } from './core/phase-switching.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';
@@ -256,6 +257,14 @@ export function createChargingService(deps: ChargingDeps) {
     /** The current the allocator loop offers (A per phase; 0: pause), the core's load limit: the one path to it. */
     offerCurrent(amps: number): void {
       linked().send({ type: 'loadLimit', amps });
+    },
+
+    /**
+     * 1-/3-phase switching: the mode (setting PhaseSwitchMode) and the phase count the allocator prefers (null: none);
+     * the core runs the switch sequence (services/core/phase-switching.ts). Read back in coreState().phases.
+     */
+    setPhaseSwitch(next: { mode?: PhaseSwitchMode; wanted?: 1 | 3 | null }): void {
+      linked().send({ type: 'phases', ...next });
     },
 
     /** NFC: `Reading card` while the link lasts. */

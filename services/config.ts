@@ -50,6 +50,8 @@ const EnvSchema = v.object({
   GPIO_CONTACTOR_FEEDBACK: v.optional(gpioPin),
   GPIO_LOCK: v.optional(gpioPin, '27'),
   GPIO_LOCK_FEEDBACK: v.optional(gpioPin),
+  // The phase contactor of 1-/3-phase switching; unset: none. With HARDWARE=sim it installs the simulated one.
+  GPIO_PHASE_SWITCH: v.optional(gpioPin),
   GPIO_BUZZER: v.optional(gpioPin, '22'),
   GPIO_LEDS: v.optional(gpioPins<RpiPins['leds']>(3, 'red, green, blue'), '23,24,25'),
   METER_PORT: v.optional(absolutePath('/dev/ttyUSB0')),
@@ -87,6 +89,7 @@ const PIN_VARIABLES = [
   'GPIO_CONTACTOR_FEEDBACK',
   'GPIO_LOCK',
   'GPIO_LOCK_FEEDBACK',
+  'GPIO_PHASE_SWITCH',
   'GPIO_BUZZER',
   'GPIO_LEDS',
 ] as const;
@@ -189,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
       contactorFeedback: e.GPIO_CONTACTOR_FEEDBACK,
       lock: e.GPIO_LOCK,
       lockFeedback: e.GPIO_LOCK_FEEDBACK,
+      phaseSwitch: e.GPIO_PHASE_SWITCH,
       buzzer: e.GPIO_BUZZER,
       leds: e.GPIO_LEDS,
     },

@@ -11,8 +11,11 @@ export interface RpiContactorOptions {
 
 export type RpiContactor = Contactor & { close(): void };
 
-/** The main contactor on a Raspberry Pi: a relay output, open at start, and an optional auxiliary contact input. */
-export function createRpiContactor(pigpio: Pigpio, options: RpiContactorOptions): RpiContactor {
-  const coil = createSwitchedOutput(pigpio, options, 'contactor');
+/**
+ * A contactor on a Raspberry Pi (the main one, or the phase contactor: `what`): a relay output, open at start, and an
+ * optional auxiliary contact input.
+ */
+export function createRpiContactor(pigpio: Pigpio, options: RpiContactorOptions, what = 'contactor'): RpiContactor {
+  const coil = createSwitchedOutput(pigpio, options, what);
   return { ...coil, close: () => coil.set(false) };
 }

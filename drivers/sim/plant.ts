@@ -43,6 +43,18 @@ export interface SimState {
   faults: SimFault[];
   /** The self-driven EV: it switches between C and B every this many ms on its own (0: off). */
   alternateMs: number;
+  /** The phases the EV draws on now (1 with the phase contactor open, or on a 1-phase supply). */
+  activePhases: 1 | 3;
+  /** The phase contactor (1-/3-phase switching); absent when the installation has none. */
+  phaseContactor?: {
+    closed: boolean;
+    /** Times it moved. */
+    moves: number;
+    /** Times it moved while the main contactor was closed (a safety violation: it must stay 0). */
+    movesUnderLoad: number;
+    /** Times it moved while the PWM offered current. */
+    movesOffered: number;
+  };
 }
 
 /** The controls of the simulation (the controller's /sim routes and the CLI call them). Invalid calls throw an Error. */
@@ -80,6 +92,8 @@ export interface SimulatedHardwareOptions {
   voltageV?: number;
   /** Timers of the self-driven EV (`alternate`); without them it cannot be used. */
   timers?: Timers;
+  /** A phase contactor is installed (1-/3-phase switching on a 3-phase supply); it starts open (one phase). */
+  phaseSwitch?: boolean;
 }
 
 /** The longest and shortest switching period of the self-driven EV. */
@@ -109,6 +123,9 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
   let leds: LedPattern = LEDS_OFF;
   let beeps = 0;
   let lastBeep: { count: number; ms: number } | undefined;
+  const phaseContactor = opts.phaseSwitch ? { closed: false, moves: 0, movesUnderLoad: 0, movesOffered: 0 } : undefined;
+  /** L2 and L3 carry current only on a 3-phase supply whose phase contactor (if any) is closed. */
+  const activePhases = (): 1 | 3 => (phases === 3 && (phaseContactor?.closed ?? true) ? 3 : 1);
 
   // Energy register in W·ms: `energyBase` up to `segmentStart`, then the current power since.
   let energyBase = 0;
@@ -135,7 +152,9 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
     return announced === null ? 0 : Math.min(announced, evMaxCurrentA);
   };
 
-  const powerW = () => currentA() * voltageV * phases;
+  const powerW = () => currentA() * voltageV * activePhases();
+  /** The current on each wired phase: L2 and L3 draw nothing while the phase contactor is open. */
+  const currents = (current = currentA()): number[] => Array.from({ length: phases }, (_, i) => (i === 0 || activePhases() === 3 ? current : 0));
 
   const elapsed = (t: number) => Math.max(0, t - segmentStart);
   const energyWh = (t = now()) => (energyBase + powerW() * elapsed(t)) / MS_PER_HOUR;
@@ -248,13 +267,15 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
         cableLocked: lockCommanded,
         energyWh: energyWh(t),
         powerW: powerW(),
-        currentsA: Array<number>(phases).fill(current),
+        currentsA: currents(current),
         temperatureC,
         leds: { ...leds },
         beeps,
         ...(lastBeep ? { lastBeep: { ...lastBeep } } : {}),
         faults: SIM_FAULTS.filter((f) => faults.has(f)),
         alternateMs,
+        activePhases: activePhases(),
+        ...(phaseContactor ? { phaseContactor: { ...phaseContactor } } : {}),
       };
     },
   };
@@ -276,6 +297,23 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
       commanded: () => contactorCommanded,
       feedback: contactorClosed,
     },
+    ...(phaseContactor
+      ? {
+          phaseContactor: {
+            set(closed: boolean) {
+              if (closed === phaseContactor.closed) return;
+              change(() => {
+                phaseContactor.closed = closed;
+                phaseContactor.moves++;
+                if (contactorClosed()) phaseContactor.movesUnderLoad++;
+                if (currentForDuty(duty) !== null) phaseContactor.movesOffered++;
+              });
+            },
+            commanded: () => phaseContactor.closed,
+            feedback: () => phaseContactor.closed,
+          },
+        }
+      : {}),
     cableLock: {
       set(locked) {
         lockCommanded = locked;
@@ -286,8 +324,7 @@ export function createSimulatedHardware(opts: SimulatedHardwareOptions): { hardw
     meter: {
       async read() {
         if (faults.has('meter-offline')) throw new Error('meter does not answer (simulated meter-offline fault)');
-        const current = currentA();
-        return { energyWh: energyWh(), powerW: powerW(), currentsA: Array<number>(phases).fill(current), voltagesV: Array<number>(phases).fill(voltageV) };
+        return { energyWh: energyWh(), powerW: powerW(), currentsA: currents(), voltagesV: Array<number>(phases).fill(voltageV) };
       },
     },
     buzzer: {

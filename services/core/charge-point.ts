@@ -5,6 +5,8 @@ import type { Clock } from './clock.js';
 import { HMI_PATTERNS, hmiState } from './hmi.js';
 import { createMetering } from './metering.js';
 import { createOutputs } from './outputs.js';
+import { createPhaseSwitching, type PhaseSwitchMode } from './phase-switching.js';
+import type { PhaseCount } from '../../machines/phase-switch.js';
 import type { Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
 import { createSafetyMonitor } from './safety.js';
 import { createStateView } from './state-view.js';
@@ -27,6 +29,10 @@ export interface ChargePointDeps {
   log: CoreLog;
   /** CP debounce (the PilotDebounce setting; PILOT_DEBOUNCE_MS by default). */
   pilotDebounceMs?: number;
+  /** The phases wired to the connector (setting Phases; 3 by default). */
+  wiredPhases?: PhaseCount;
+  /** How the phase count is chosen (setting PhaseSwitchMode; `auto` by default). */
+  phaseSwitchMode?: PhaseSwitchMode;
   /** A transaction effect for the main thread to persist, in order. */
   transaction(event: 'start' | 'checkpoint' | 'stop', record: TransactionRecord, at: number, reason?: StopReason | 'Reboot'): void;
   /** A safety reaction measured at the outputs (ms). */
@@ -71,7 +77,12 @@ export function createChargePoint(deps: ChargePointDeps) {
     return chargeCycle;
   };
 
-  const metering = createMetering({ hardware, clock, now, log, transaction: deps.transaction, changed: deps.changed, track });
+  // What the core sees change also reaches the phase switch (the EV's draw, the main contactor, a new session).
+  const changed = () => {
+    phases.feed();
+    deps.changed();
+  };
+  const metering = createMetering({ hardware, clock, now, log, transaction: deps.transaction, changed, track });
   const supervision = createSupervision({
     hardware,
     clock,
@@ -79,10 +90,21 @@ export function createChargePoint(deps: ChargePointDeps) {
     safety,
     metering,
     debounceMs: deps.pilotDebounceMs ?? PILOT_DEBOUNCE_MS,
-    changed: deps.changed,
+    changed,
     track,
   });
   const outputs = createOutputs({ hardware, clock, safety, contactorCommanded: supervision.contactorCommanded });
+  const phases = createPhaseSwitching({
+    hardware,
+    wired: deps.wiredPhases ?? 3,
+    mode: deps.phaseSwitchMode ?? 'auto',
+    log,
+    drawA: () => Math.max(0, ...(metering.lastReading()?.currentsA ?? [])),
+    transactionId: () => metering.active()?.id ?? null,
+    limit: (amps) => cycle().send({ type: 'LOAD_LIMIT', amps }),
+    openMainContactor: () => cycle().send({ type: 'OPEN_CONTACTOR' }),
+    changed: deps.changed,
+  });
 
   const currentHmi = () => hmiState(stateMeta(cycle().getSnapshot()), reading);
   function showHmi(): void {
@@ -98,7 +120,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     deps.changed();
   }
 
-  const view = createStateView({ cycle, metering, supervision, outputs: outputs.outputs, hmi: currentHmi });
+  const view = createStateView({ cycle, metering, supervision, outputs: outputs.outputs, hmi: currentHmi, phases: phases.state });
 
   const chargeActions = {
     startTransaction: (_: unknown, auth: Authorization) => metering.startTransaction(auth),
@@ -121,6 +143,8 @@ export function createChargePoint(deps: ChargePointDeps) {
 
   return {
     chargeActions,
+    /** The 1-/3-phase switch: its effects, limits, mode and wish (phase-switching.ts). */
+    phases,
     state: view.state,
     setReading,
 
@@ -139,7 +163,7 @@ export function createChargePoint(deps: ChargePointDeps) {
         next: (snapshot) => {
           outputs.applyOutputs(snapshot);
           showHmi();
-          deps.changed();
+          changed();
           const value = JSON.stringify(snapshot.value);
           if (value !== lastValue) {
             lastValue = value;

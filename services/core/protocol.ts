@@ -18,6 +18,7 @@ import {
 } from '../../machines/charge-cycle.js';
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from './system-state.js';
 import { HMI_STATES } from './hmi.js';
+import { PHASE_SWITCH_MODES } from './phase-switching.js';
 import type { InspectRecord } from './inspection.js';
 
 /** The safety reactions the core measures: from the hardware's reading to the output commanded. */
@@ -47,6 +48,7 @@ const ChargeSettingsSchema = v.strictObject({
 export const CoreStartSchema = v.strictObject({
   settings: ChargeSettingsSchema,
   phases: v.picklist([1, 3]),
+  phaseSwitchMode: v.optional(v.picklist(PHASE_SWITCH_MODES)),
   pilotDebounceMs: int(0, 1000),
 });
 export type CoreStart = v.InferOutput<typeof CoreStartSchema>;
@@ -77,6 +79,8 @@ export const ToCoreSchema = v.variant('type', [
   /** Stop the running transaction with this reason (the central system); nothing happens without one. */
   v.strictObject({ type: v.literal('stopTransaction'), reason: v.picklist(COMMANDED_STOP_REASONS) }),
   v.strictObject({ type: v.literal('loadLimit'), amps: v.nullable(v.pipe(finite, v.minValue(0), v.maxValue(80))) }),
+  /** 1-/3-phase switching: the mode (setting PhaseSwitchMode) and the allocator's preferred phase count (null: none). */
+  v.strictObject({ type: v.literal('phases'), mode: v.optional(v.picklist(PHASE_SWITCH_MODES)), wanted: v.optional(v.nullable(v.picklist([1, 3]))) }),
   /** `Reading card` on the LEDs: while `on` (the NFC link), or for `forMs` (an RFID read). */
   v.strictObject({ type: v.literal('reading'), on: v.boolean(), forMs: v.optional(int(1, 60_000)) }),
   /** Buzzer feedback the main thread's actors name (pairing). */
@@ -166,6 +170,14 @@ const CoreStateSchema = v.strictObject({
   hmi: v.picklist(HMI_STATES),
   /** What the outputs are commanded to: contactor, the current the PWM announces (null: PWM off), cable lock. */
   outputs: v.strictObject({ contactorClosed: v.boolean(), pwmA: v.nullable(finite), cableLocked: v.boolean() }),
+  /** The phases: supplied now, wired, whether they can be switched, a switch running, switches in this session. */
+  phases: v.strictObject({
+    actual: v.picklist([1, 3]),
+    wired: v.picklist([1, 3]),
+    switchable: v.boolean(),
+    switching: v.boolean(),
+    switches: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  }),
   /** The charge-cycle actor as the inspector shows it. */
   chargeCycle: v.strictObject({ status: v.string(), value: StateValueSchema, context: ChargeContextSchema }),
 });

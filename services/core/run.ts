@@ -5,7 +5,8 @@ import type { RpiPins } from '../../drivers/pins.js';
 import type { SimulatedPlant } from '../../drivers/sim/plant.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
-import { coreMachine, type ChargeCycleActor } from '../../machines/core.js';
+import { coreMachine, type ChargeCycleActor, type PhaseSwitchActor } from '../../machines/core.js';
+import { phaseSwitchMachine } from '../../machines/phase-switch.js';
 import { createWallClock, realClock, type Clock } from './clock.js';
 import { inspectRecord, systemIdOf, type InspectRecord } from './inspection.js';
 import { createLoopDelayMonitor } from './loop-delay.js';
@@ -231,6 +232,8 @@ function startRunning(o: {
     now,
     log,
     pilotDebounceMs: o.start.pilotDebounceMs,
+    wiredPhases: o.start.phases,
+    ...(o.start.phaseSwitchMode ? { phaseSwitchMode: o.start.phaseSwitchMode } : {}),
     transaction: (event, record, at, reason) => post({ type: 'transaction', event, record, at, ...(reason ? { reason } : {}) }),
     reaction: (reaction, ms) => post({ type: 'reaction', reaction, seconds: ms / 1000 }),
     report: (event) => post({ type: 'event', at: now(), event }),
@@ -242,10 +245,19 @@ function startRunning(o: {
     },
   });
 
-  const machine = coreMachine.provide({ actors: { chargeCycle: chargeCycleMachine.provide({ actions: chargePoint.chargeActions }) } });
+  const machine = coreMachine.provide({
+    actors: {
+      chargeCycle: chargeCycleMachine.provide({ actions: chargePoint.chargeActions }),
+      phaseSwitch: phaseSwitchMachine.provide({ actions: chargePoint.phases.actions }),
+    },
+  });
   const root = createActor(machine, {
     clock,
-    input: { chargeCycle: { pilot: hardware.pilot.level(), settings: o.start.settings } },
+    input: {
+      chargeCycle: { pilot: hardware.pilot.level(), settings: o.start.settings },
+      // The phase contactor is set before anything runs (the main contactor is open at start).
+      phaseSwitch: { phases: chargePoint.phases.initialPhases() },
+    },
     ...(o.inspect ? { inspect: o.inspect } : {}),
   });
   // A failed charge cycle (an effect that threw: a device driver) fails the core's root actor: nothing decides any
@@ -259,6 +271,7 @@ function startRunning(o: {
   root.start();
   const cycle = root.system.get('chargeCycle') as ChargeCycleActor;
   chargePoint.attach(cycle);
+  chargePoint.phases.attach(root.system.get('phaseSwitch') as PhaseSwitchActor);
 
   // Inspection records for the /inspect page, batched per turn of the event loop, only while someone watches.
   let inspection: { unsubscribe(): void } | undefined;
@@ -328,7 +341,11 @@ function startRunning(o: {
           cycle.send({ type: 'SETTINGS', settings: message.settings });
           return;
         case 'loadLimit':
-          cycle.send({ type: 'LOAD_LIMIT', amps: message.amps });
+          // Through the phase switch, which holds it at 0 A while it switches.
+          chargePoint.phases.setLimit(message.amps);
+          return;
+        case 'phases':
+          chargePoint.phases.configure(message);
           return;
         case 'stopTransaction':
           cycle.send({ type: 'STOP', reason: message.reason });

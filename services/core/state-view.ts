@@ -6,6 +6,7 @@ import type { Message } from './system-state.js';
 import { MESSAGES, type MessageCause } from './messages.js';
 import type { Metering } from './metering.js';
 import type { Outputs } from './outputs.js';
+import type { PhaseState } from './phase-switching.js';
 import type { CoreState, ReportedEvent } from './protocol.js';
 import { TEMPERATURE_WARNING_C, type Supervision } from './supervision.js';
 
@@ -16,6 +17,8 @@ export interface StateViewDeps {
   outputs: Outputs['outputs'];
   /** What the LEDs show now. */
   hmi: () => HmiState;
+  /** The phases (1-/3-phase switching). */
+  phases: () => PhaseState;
 }
 
 /**
@@ -104,6 +107,7 @@ export function createStateView(deps: StateViewDeps) {
       meter,
       hmi: deps.hmi(),
       outputs: { ...commanded, pwmA: currentForDuty(pwmDuty) },
+      phases: deps.phases(),
       chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
     };
   }

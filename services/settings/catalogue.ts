@@ -131,7 +131,7 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
       {
         key: 'connector',
         label: { gb: 'Connector', de: 'Ladeanschluss', nl: 'Connector', fr: 'Connecteur' },
-        fields: ['ChargingEnabled', 'Phases', 'Ventilation'],
+        fields: ['ChargingEnabled', 'Phases', 'PhaseSwitchMode', 'Ventilation'],
       },
     ],
   },

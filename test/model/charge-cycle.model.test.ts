@@ -10,6 +10,7 @@ import {
   type ChargeEvent,
   type PilotLevel,
 } from '../../machines/charge-cycle.js';
+import { PHASE_SWITCH_DEFAULTS } from '../../machines/phase-switch.js';
 import { HMI_PATTERNS, hmiState } from '../../services/core/hmi.js';
 import { READING_DISPLAY_MS } from '../../services/charging.js';
 import { KNOWN, OTHER, startCharger, UNKNOWN, type Charger } from '../charging/scenario.js';
@@ -54,8 +55,11 @@ function modelEvents(s: ChargeCycleSnapshot): ChargeEvent[] {
   // Delayed transitions are model events too; the executor lets the manual clock run for them.
   if (s.matches({ operative: { available: 'authorized' } }))
     events.push({ type: 'xstate.after.authTimeout.chargeCycle.operative.available.authorized' } as never);
-  if (s.matches({ operative: { session: { transaction: { underLoad: 'pausing' } } } }))
+  if (s.matches({ operative: { session: { transaction: { underLoad: 'pausing' } } } })) {
     events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.transaction.underLoad.pausing' } as never);
+    // The 1-/3-phase switch opens the contactor while pausing (executed as a switch to one phase).
+    events.push({ type: 'OPEN_CONTACTOR' });
+  }
   if (s.matches({ operative: { session: 'stopping' } })) events.push({ type: 'xstate.after.powerCut.chargeCycle.operative.session.stopping' } as never);
   return events;
 }
@@ -119,6 +123,13 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
   }
   if (type.startsWith('xstate.after.authTimeout')) return c.step(AUTH_TIMEOUT_MS);
   if (type.startsWith('xstate.after.powerCut')) return c.step(POWER_CUT_DELAY_MS);
+  if (event.type === 'OPEN_CONTACTOR') {
+    // A switch to one phase: the EV's draw read as none at the next meter poll, the main contactor opens; then the
+    // settle time passes, so the switch's own pause is over before the next event.
+    c.h.controller.charging.setPhaseSwitch({ wanted: 1 });
+    await c.step(1_000);
+    return c.step(PHASE_SWITCH_DEFAULTS.settleMs);
+  }
   if (event.type === 'AUTHORIZE') {
     // The operation MQTT's `Charge` 1 runs (its transport: test/mqtt/charge-start.test.ts); a refusal is a conflict.
     try {
@@ -169,6 +180,8 @@ function inputOf(event: ChargeEvent): ChargeInput {
       return { kind: 'stop' };
     case 'AUTHORIZE':
       return { kind: 'start' };
+    case 'OPEN_CONTACTOR':
+      return { kind: 'phaseSwitchOpens' };
     default:
       return { kind: 'wait' };
   }
@@ -186,6 +199,7 @@ function describePath(path: ModelPath<ChargeEvent>): string {
       if (e.type === 'FAULT') return `overtemp ${e.active ? 'on' : 'off'}`;
       if (e.type === 'STOP') return 'remote stop';
       if (e.type === 'AUTHORIZE') return 'user start';
+      if (e.type === 'OPEN_CONTACTOR') return 'phase switch';
       return e.type.split('.')[2];
     })
     .join(' → ');
@@ -195,7 +209,13 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
   it.each(paths.map((p) => [describePath(p) || '(initial state)', p] as const))('%s', async (_name, path) => {
     // Paths with a commanded stop run connected to a central system (which knows no tag but the whitelist's).
     const central = path.steps.some((step) => step.event.type === 'STOP');
-    const options = { inspect: coverage.inspect, ...(broken ? { chargePoint: BREAKS[broken] } : {}) };
+    // Paths with a phase switch run with a phase contactor (GPIO_PHASE_SWITCH: the simulated one).
+    const phaseSwitch = path.steps.some((step) => step.event.type === 'OPEN_CONTACTOR');
+    const options = {
+      inspect: coverage.inspect,
+      ...(phaseSwitch ? { env: { GPIO_PHASE_SWITCH: '16' } } : {}),
+      ...(broken ? { chargePoint: BREAKS[broken] } : {}),
+    };
     let c: Charger;
     if (central) {
       const o = await startOcppCharger({ charger: options });
@@ -286,6 +306,7 @@ function durationOf(event: ChargeEvent): number {
   const type = event.type as string;
   if (type.startsWith('xstate.after.authTimeout')) return AUTH_TIMEOUT_MS;
   if (type.startsWith('xstate.after.powerCut')) return POWER_CUT_DELAY_MS;
+  if (event.type === 'OPEN_CONTACTOR') return 1_000 + PHASE_SWITCH_DEFAULTS.settleMs;
   return event.type === 'PILOT' ? 50 : event.type === 'FAULT' ? 1000 : 0;
 }
 

@@ -30,6 +30,8 @@ export type ChargeInput =
   | { kind: 'stop' }
   /** A user starts a charge without a tag (MQTT `Charge` 1, the web API): accepted or refused, no beep. */
   | { kind: 'start' }
+  /** The 1-/3-phase switch needs the contactor open: while the PWM is off under load it may open at once. */
+  | { kind: 'phaseSwitchOpens' }
   /** Only time passes. */
   | { kind: 'wait' };
 
@@ -175,6 +177,10 @@ export class ChargePointSpec {
         break;
       case 'start':
         this.expectedStart = this.userStart(from);
+        break;
+      case 'phaseSwitchOpens':
+        // The power cut is due now rather than 6 s after the PWM went off (the transaction goes on).
+        if (this.underLoad && this.pwmOffUnderLoadSince !== null) this.pwmOffUnderLoadSince = Number.NEGATIVE_INFINITY;
         break;
       case 'wait':
         break;
