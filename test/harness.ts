@@ -11,6 +11,7 @@ import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
 import { checkerFor, type ResponseChecker } from './openapi-check.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
+import type { EnergyInputs } from '../services/energy/contracts.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -107,6 +108,10 @@ export async function startHarness(
     restart?: () => void;
     /** Receives every OCPP frame both ways. */
     ocppFrame?: (direction: 'in' | 'out', text: string) => void;
+    /** The energy inputs (a scripted grid meter); none by default. */
+    energyInputs?: EnergyInputs;
+    /** The time zone of schedules (default: the process's). */
+    timeZone?: string;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -135,6 +140,8 @@ export async function startHarness(
     ...(opts.withoutSimulator ? { withoutSimulator: true } : {}),
     ...(opts.restart ? { restart: opts.restart } : {}),
     ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
+    ...(opts.energyInputs ? { energyInputs: opts.energyInputs } : {}),
+    ...(opts.timeZone ? { timeZone: opts.timeZone } : {}),
   });
   // Every answer is checked against the API document (test/openapi-check.ts): status, content type, body.
   let checker: Promise<ResponseChecker> | undefined;
