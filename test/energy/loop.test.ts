@@ -212,3 +212,38 @@ test('/metrics shows the offered current with its reason, each limit, surplus an
   expect(text).toMatch(/energy_grid_power_watts\{line="L1"\} -1000/);
   expect(text).toMatch(/energy_today_watt_hours\{origin="solar"\} 0/);
 });
+
+test('the solar parameters act: a shorter start delay starts sooner', async () => {
+  const grid = scriptedGrid();
+  const c = await start(grid.inputs);
+  grid.attach(c);
+  await set(c, { ChargingMode: 1, SolarStartDelay: 10, SolarStopMargin: 0, SolarStopDelay: 0, SolarMinChargeTime: 0 });
+  await c.act('plug');
+  await c.tag(KNOWN);
+  await c.act('charge');
+  grid.pv.w = 6000;
+  await c.step(20_000); // the smoothing (a few seconds) and the 10 s delay
+  expect(await energy(c)).toMatchObject({ solar: 'charging', currentA: 8.6 });
+  // No stop margin, delay or minimum charge time: once the smoothed surplus (slow decay) is below 4,140 W it stops.
+  grid.pv.w = 4000;
+  await c.step(30_000);
+  expect(await energy(c)).toMatchObject({ solar: 'charging' });
+  await c.step(60_000);
+  expect(await energy(c)).toMatchObject({ solar: 'paused', currentA: 0, reason: 'solar' });
+});
+
+test('departure: in Solar mode without surplus, a target that needs the time left charges from the grid', async () => {
+  const grid = scriptedGrid();
+  const c = await start(grid.inputs);
+  grid.attach(c);
+  await set(c, { ChargingMode: 1 });
+  await charging(c).catch(() => undefined); // paused by solar: not charging
+  expect(await energy(c)).toMatchObject({ currentA: 0, reason: 'solar' });
+  // 08:00 now; 20 kWh at 11 kW take 109 minutes, more than the 60 left less the margin.
+  await set(c, { DepartureTime: '09:00', DepartureEnergy: 20 });
+  expect(await energy(c)).toMatchObject({ mode: 'solar', solar: 'bypassed', currentA: 6 });
+  // 1 kWh by 12:00 is easy: solar again.
+  await set(c, { DepartureTime: '12:00', DepartureEnergy: 1 });
+  await c.step(1_000);
+  expect(await energy(c)).toMatchObject({ mode: 'solar', currentA: 0, reason: 'solar' });
+});
