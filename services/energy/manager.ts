@@ -264,7 +264,8 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       clock.clearTimeout(timer);
       solar.stop();
     },
-    step,
+    /** A step now (a setting changed); nothing once stopped. */
+    step: () => void (running && step()),
     allocation: () => previous,
     status(): EnergyStatus {
       if (!status) step();
