@@ -182,7 +182,8 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
 
     const allocation = mode === 'fast' ? fast : allocate({ ...input, solar: { mode, surplusW, run: solarRun } }, { ...ENERGY_DEFAULTS, rampUpA: s.rampUpA });
     previous = allocation;
-    if (!base || allocation.currentA < base.currentA || allocation.phases !== base.phases) base = allocation;
+    // Without a vehicle nothing draws: a vehicle arriving finds the allocation as it is, not one ramping up.
+    if (!vehicle || !base || allocation.currentA < base.currentA || allocation.phases !== base.phases) base = allocation;
     if (offered !== allocation.currentA) {
       offered = allocation.currentA;
       logger.debug({ currentA: allocation.currentA, reason: allocation.reason }, 'energy: offered current');
