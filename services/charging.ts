@@ -254,8 +254,11 @@ export function createChargingService(deps: ChargingDeps) {
      */
     limits,
 
-    /** The current the allocator loop offers (A per phase; 0: pause), the core's load limit: the one path to it. */
-    offerCurrent(amps: number): void {
+    /**
+     * The current the allocator loop offers (A per phase; 0: pause), the core's load limit: the one path to it
+     * (null: none, the core's own limits only; the model-based tests of the core drive it so).
+     */
+    offerCurrent(amps: number | null): void {
       linked().send({ type: 'loadLimit', amps });
     },
 

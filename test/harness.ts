@@ -11,7 +11,7 @@ import { createLogger } from '../services/logger.js';
 import { ManualClock } from './clock.js';
 import { checkerFor, type ResponseChecker } from './openapi-check.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
-import type { EnergyControl } from '../services/energy/contracts.js';
+import type { EnergyControl, EnergyInputs } from '../services/energy/contracts.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -108,8 +108,12 @@ export async function startHarness(
     restart?: () => void;
     /** Receives every OCPP frame both ways. */
     ocppFrame?: (direction: 'in' | 'out', text: string) => void;
-    /** Energy management's control (a test double until the allocator loop is wired). */
+    /** Energy management's control as shown and steered (a test double instead of the allocator loop's). */
     energy?: EnergyControl;
+    /** The energy inputs (a scripted grid meter); none by default. */
+    energyInputs?: EnergyInputs;
+    /** The time zone of schedules (default: the process's). */
+    timeZone?: string;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -139,6 +143,8 @@ export async function startHarness(
     ...(opts.restart ? { restart: opts.restart } : {}),
     ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
     ...(opts.energy ? { energy: opts.energy } : {}),
+    ...(opts.energyInputs ? { energyInputs: opts.energyInputs } : {}),
+    ...(opts.timeZone ? { timeZone: opts.timeZone } : {}),
   });
   // Every answer is checked against the API document (test/openapi-check.ts): status, content type, body.
   let checker: Promise<ResponseChecker> | undefined;

@@ -74,6 +74,8 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   let running = false;
   let stepping = false;
   let previous: Allocation | null = null;
+  /** The lowest allocation since the last periodic step (the ramp counts from it). */
+  let base: Allocation | null = null;
   let offered: number | null = null;
   let smoothed: Smoothed | null = null;
   let today: TodayEnergy | null = null;
@@ -109,6 +111,9 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     }
     return { value: smoothed.value, at: smoothed.at };
   }
+
+  /** The ramp counts from the lowest allocation since the last periodic step: it rises once a second, however often it runs. */
+  const rampFrom = (): AllocatorInput['previous'] => (base ? { currentA: base.currentA, phases: base.phases } : null);
 
   function step(): void {
     if (stepping) return;
@@ -160,7 +165,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       userPause: charging.limits.get('pause') !== null,
       sessionLimit: session !== null && sessionLimitReached(session, s.sessionLimits, at) !== null,
       // With no vehicle nothing draws: the ramp starts with the vehicle (its first current after a pause is 6 A).
-      previous: vehicle && previous ? { currentA: previous.currentA, phases: previous.phases } : { currentA: Infinity, phases: phases.actual },
+      previous: vehicle ? rampFrom() : { currentA: Infinity, phases: phases.actual },
     };
     // Departure: when the energy missing needs the time left at the current every other limit allows, charge as Fast.
     const fast = allocate(input, { ...ENERGY_DEFAULTS, rampUpA: s.rampUpA });
@@ -177,6 +182,8 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
 
     const allocation = mode === 'fast' ? fast : allocate({ ...input, solar: { mode, surplusW, run: solarRun } }, { ...ENERGY_DEFAULTS, rampUpA: s.rampUpA });
     previous = allocation;
+    // Without a vehicle nothing draws: a vehicle arriving finds the allocation as it is, not one ramping up.
+    if (!vehicle || !base || allocation.currentA < base.currentA || allocation.phases !== base.phases) base = allocation;
     if (offered !== allocation.currentA) {
       offered = allocation.currentA;
       logger.debug({ currentA: allocation.currentA, reason: allocation.reason }, 'energy: offered current');
@@ -230,6 +237,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   }
 
   function tick(): void {
+    base = previous;
     step();
     if (running) timer = clock.setTimeout(tick, STEP_MS);
   }
@@ -257,7 +265,8 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       clock.clearTimeout(timer);
       solar.stop();
     },
-    step,
+    /** A step now (a setting changed); nothing once stopped. */
+    step: () => void (running && step()),
     allocation: () => previous,
     status(): EnergyStatus {
       if (!status) step();

@@ -133,7 +133,7 @@ export function createMqttService(deps: MqttDeps) {
       core,
       chargingEnabled: settings.get('ChargingEnabled') === 1,
       maxCurrentA: settings.get('MaxCurrent'),
-      loadLimitA: core.chargeCycle.context.loadLimitA,
+      loadLimitA: charging.limits.get('mqtt')?.amps ?? null,
       loadLimitState: region,
       publishTagIds: options.publishTagIds,
       paused: deps.chargeControl.paused(),

@@ -153,7 +153,8 @@ async function execute(c: Charger, event: ChargeEvent): Promise<void> {
       return c.step(0);
     }
     case 'LOAD_LIMIT':
-      await c.sim('load-limit', { amps: event.amps });
+      // The core's load limit as the allocator loop sends it (stopped here: its ramp is tested in test/energy/).
+      c.h.controller.charging.offerCurrent(event.amps);
       return c.step(0);
     case 'FAULT':
       await c.sim('temperature', { celsius: event.active ? 85 : 70 });
@@ -223,6 +224,7 @@ describe(`charge cycle, ${paths.length} generated paths${broken ? ` against brok
       await o.online();
       c = o;
     } else c = await startCharger(options);
+    c.h.controller.energy.stop();
     try {
       let model = path.steps[0]!.state as ChargeCycleSnapshot;
       let readingUntil = Number.NEGATIVE_INFINITY;

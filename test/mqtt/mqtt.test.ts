@@ -138,6 +138,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
 
     let from = o.messages.length;
     expect(await command('LoadLimit', '12')).toEqual({ command: 'LoadLimit', success: true, value: 12 });
+    await c.step(2_000); // a rise follows the allocator's ramp: 2 A a second (docs/energy.md)
     expect(await pwm()).toBeCloseTo(12, 1);
     await waitTopic('loadLimit', '12', from);
     await waitTopic('loadLimitState', 'fresh', from);
@@ -164,7 +165,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     from = o.messages.length;
     await patch({ MqttLoadManagement: 0 });
     expect(mqttState().loadLimit).toBe('off');
-    await c.step(50);
+    await c.step(5_000); // from the pause: 6 A, then the ramp
     expect(await pwm()).toBeCloseTo(16, 1);
     await waitTopic('loadLimitState', 'off', from);
     await waitTopic('loadLimit', 'None', from);

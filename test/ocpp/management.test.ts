@@ -217,6 +217,7 @@ describe('smart charging', () => {
     await c.step(60_000);
     expect((await c.view()).plant.pwmCurrentA).toBe(8);
     await c.step(60_000);
+    await c.step(4_000); // a rise follows the allocator's ramp: 2 A a second (docs/energy.md)
     expect((await c.view()).plant.pwmCurrentA).toBe(16);
   });
 
@@ -238,6 +239,7 @@ describe('smart charging', () => {
     await c.step(0);
     expect((await c.view()).plant.pwmCurrentA).toBe(6);
     await c.step(30_000);
+    await c.step(3_000); // the ramp: 2 A a second
     expect((await c.view()).plant.pwmCurrentA).toBe(12);
     expect(await c.csms.call('SetChargingProfile', { connectorId: 1, csChargingProfiles: profile(3, 'TxDefaultProfile', 3, { stackLevel: 2 }) })).toEqual({
       status: 'Accepted',
@@ -246,10 +248,10 @@ describe('smart charging', () => {
     expect((await c.state()).ocppState).toBe('suspendedevse');
     expect(await c.csms.call('ClearChargingProfile', { id: 3 })).toEqual({ status: 'Accepted' });
     expect(await c.csms.call('ClearChargingProfile', { id: 3 })).toEqual({ status: 'Unknown' });
-    await c.step(0);
+    await c.step(3_000); // from the pause: 6 A, then the ramp
     expect((await c.view()).plant.pwmCurrentA).toBe(12);
     await c.csms.call('ClearChargingProfile', {});
-    await c.step(0);
+    await c.step(2_000);
     expect((await c.view()).plant.pwmCurrentA).toBe(16);
   });
 
