@@ -15,7 +15,7 @@ import { clientAddress, type AppContext, type Router } from '../types.js';
 export const ENERGY_PUSH_ROLE: Role = 'installer';
 
 const finite = v.number();
-const GridBody = v.strictObject({ powerW: v.union([finite, v.tuple([finite, finite, finite])]) });
+const GridBody = v.strictObject({ powerW: v.union([finite, v.pipe(v.array(finite), v.length(3))]) });
 const OperatorBody = v.union([v.strictObject({ limitW: v.nullable(finite) }), v.strictObject({ limitA: v.nullable(finite) })]);
 const Taken = v.object({ success: v.literal(true) });
 

@@ -17,7 +17,7 @@ const DayBody = v.strictObject({
 });
 const watts = range(0, MAX_HOUSE_STEP_W, 'each line of stepW');
 const HouseBody = v.strictObject({
-  stepW: v.union([watts, v.tuple([watts, watts, watts])], `stepW must be W (spread over the lines) or [L1, L2, L3], 0 to ${MAX_HOUSE_STEP_W} each`),
+  stepW: v.union([watts, v.pipe(v.array(watts), v.length(3))], `stepW must be W (spread over the lines) or [L1, L2, L3], 0 to ${MAX_HOUSE_STEP_W} each`),
 });
 const RippleBody = v.strictObject({ closed: v.boolean('closed must be true or false') });
 
@@ -63,7 +63,7 @@ export function simSiteRoutes(router: Router, site: SimulatedSite, view: (c: App
         responses,
         handle: async (c) => {
           const { stepW } = parseWith(HouseBody, await jsonBody(c));
-          apply(() => site.setHouseStep(typeof stepW === 'number' ? [stepW / 3, stepW / 3, stepW / 3] : stepW));
+          apply(() => site.setHouseStep(typeof stepW === 'number' ? [stepW / 3, stepW / 3, stepW / 3] : [stepW[0]!, stepW[1]!, stepW[2]!]));
           return view(c);
         },
       },

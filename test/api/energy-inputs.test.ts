@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FAILED, OPERATOR_PASSWORD, startHarness, type Harness, type HttpResult } from '../harness.js';
 
@@ -119,5 +121,34 @@ describe('the simulated site (/sim)', () => {
     const closed = await h.sim('ripple', { closed: true });
     expect(closed.json.site.rippleContactClosed).toBe(true);
     expect(inputs().gridOperator()).toEqual({ value: 5000, at: h.clock.now() });
+  });
+});
+
+describe('npm run sim -- day / house / ripple', () => {
+  const SIM = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'dev', 'sim.js');
+  /** The CLI in another process (asynchronous: the controller under test runs in this one). */
+  const run = (...args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [SIM, ...args],
+        { env: { PATH: process.env.PATH ?? '', SIM_URL: `http://127.0.0.1:${h.controller.port}` } },
+        (err, stdout, stderr) => resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+
+  test('sets the day, a house load step and the contact, and prints the site', async () => {
+    let out = await run('day', 'cloudy', '--speed', '60', '--start', '9.5', '--seed', '4');
+    expect(out.stdout).toMatch(/day cloudy 09:30 \(×60\); house \d+ W, PV \d+ W, EV 0 W, grid -?\d+ W/);
+    expect((await h.http('GET', '/sim')).json.site.day).toMatchObject({ profile: 'cloudy', speed: 60, seed: 4 });
+    out = await run('house', '0', '1500', '0');
+    expect(out.status).toBe(0);
+    expect((await h.http('GET', '/sim')).json.site.houseStepW).toEqual([0, 1500, 0]);
+    out = await run('ripple', 'open');
+    expect(out.stdout).toContain('ripple contact open');
+    out = await run('day', 'cloudy', '--speed', '0');
+    expect([out.status, out.stderr]).toEqual([2, expect.stringContaining('speed must be 1 to 3600')]);
+    out = await run('day', 'cloudy', '--fast');
+    expect(out.stderr).toContain('unknown option "--fast"');
   });
 });

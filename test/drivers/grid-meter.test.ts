@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
+import { CONTACT_STEADY_US, createContactInput } from '../../drivers/gpio/contact-input.js';
 import { createSdm630GridMeter, type ModbusLink } from '../../drivers/meter/grid-meter.js';
 import { ModbusError, ModbusException } from '../../drivers/meter/modbus.js';
 import { createSimulatedSdm630 } from '../../drivers/sim/sdm630-device.js';
+import { fakePigpio } from './fake-pigpio.js';
 
 /**
  * Fixtures written by hand from the SDM630 Modbus map and an independent CRC-16/MODBUS (Python, not our code):
@@ -73,3 +75,24 @@ function withCrc(hex: string): Buffer {
   frame.writeUInt16LE(crc, body.length);
   return frame;
 }
+
+describe('ripple-control contact input (GPIO)', () => {
+  test('pulled up, low = closed; bounce filtered; changes reported; closed() reads the pin', () => {
+    const fake = fakePigpio({ 17: 1 });
+    const contact = createContactInput(fake.module, 17, 'ripple-control contact');
+    const pin = fake.pin(17);
+    expect(pin.options).toMatchObject({ mode: 0, pullUpDown: 2, alert: true });
+    expect(pin.glitchUs).toBe(CONTACT_STEADY_US);
+    expect(contact.closed()).toBe(false);
+    const seen: boolean[] = [];
+    contact.onChange((closed) => seen.push(closed));
+    pin.input(0);
+    expect(contact.closed()).toBe(true);
+    pin.input(1);
+    expect(seen).toEqual([true, false]);
+    contact.close();
+    pin.input(0);
+    expect(seen).toEqual([true, false]);
+    expect(() => createContactInput(fake.module, 99, 'ripple-control contact')).toThrow(/GPIO/);
+  });
+});

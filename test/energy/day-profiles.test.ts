@@ -22,7 +22,10 @@ describe('the simulated day', () => {
     let length = 0;
     for (let i = 1; i < minutes.length; i++) {
       length++;
-      if (minutes[i] !== minutes[i - 1]) (spells.push(length / 10), (length = 0));
+      if (minutes[i] !== minutes[i - 1]) {
+        spells.push(length / 10);
+        length = 0;
+      }
     }
     expect(spells.length).toBeGreaterThan((24 * 60) / 26);
     for (const spell of spells.slice(1)) {

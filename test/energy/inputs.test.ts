@@ -36,10 +36,10 @@ function setUp(values: Record<string, unknown>, extra: Partial<EnergyInputsDeps>
   const settings = fakeSettings(values);
   const warnings: string[] = [];
   const inputs = createEnergyInputs({
-    settings,
+    settings: settings as unknown as EnergyInputsDeps['settings'],
     timers: clock,
     now: () => clock.now(),
-    logger: { info: () => {}, warn: (_f: object, msg: string) => void warnings.push(msg) } as EnergyInputsDeps['logger'],
+    logger: { info: () => {}, warn: (_f: object, msg: string) => void warnings.push(msg) } as unknown as EnergyInputsDeps['logger'],
     ...extra,
   });
   return { clock, settings, inputs, warnings };
