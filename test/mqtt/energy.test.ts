@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { runCommand } from '../../services/mqtt/commands.js';
 import { ENTITIES } from '../../services/mqtt/discovery.js';
 import { mqttOptionsOf } from '../../services/mqtt/options.js';
 import { energyControlDouble, limitsOf, type EnergyControlDouble } from '../energy/control-double.js';
@@ -103,6 +104,16 @@ describe(`energy management on MQTT against ${BROKER_KIND}`, () => {
     });
     expect(energy.modes).toEqual(['fast', 'minSolar']);
     expect(energy.status().mode).toBe('minSolar');
+  });
+
+  test('without energy management (no EnergyControl wired) the mode is refused, not ignored', async () => {
+    const deps = { settings: c.h.controller.settings, charge: c.h.controller.chargeControl, control: () => true, loadManagement: () => false, limit: () => {} };
+    expect(await runCommand(deps, 'ChargingMode', Buffer.from('"solar"'))).toEqual({
+      command: 'ChargingMode',
+      success: false,
+      cause: 'Energy management is not running on this controller',
+    });
+    expect(await runCommand({ ...deps, energy }, 'ChargingMode', Buffer.from('"solar"'))).toEqual({ command: 'ChargingMode', success: true, value: 'solar' });
   });
 
   test('Home Assistant: mode as a select, limiting reason, phase count, grid power, surplus, today’s energy; the select’s command works', async () => {

@@ -105,8 +105,6 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect(await command('MaxCurrent', '1'.repeat(300))).toMatchObject({ success: false, cause: 'The payload is longer than 256 bytes' });
     expect(await command('Phases', '1')).toMatchObject({ success: false, cause: expect.stringContaining('Unknown command "Phases"') });
     expect(await command('LoadLimit', '10')).toMatchObject({ success: false, cause: 'Load limits over MQTT are off (setting MqttLoadManagement)' });
-    // No energy management here (test/mqtt/energy.test.ts has it): its mode is refused, not ignored.
-    expect(await command('ChargingMode', '"solar"')).toMatchObject({ success: false, cause: 'Energy management is not running on this controller' });
     expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([
       { MaxCurrent: 10 },
       { ChargingEnabled: { value: 1, label: 'On' } },
