@@ -47,7 +47,7 @@ export interface EnergyManagerDeps {
   settings: () => EnergySettings;
   /** Persists the ChargingMode setting (setMode). */
   saveMode: (mode: SolarMode) => Promise<void>;
-  charging: Pick<ChargingService, 'coreState' | 'limits' | 'offerCurrent' | 'watch'>;
+  charging: Pick<ChargingService, 'coreState' | 'limits' | 'offerCurrent' | 'setPhaseSwitch' | 'watch'>;
   inputs: EnergyInputs;
   site: SiteLink | null;
   logger: Logger;
@@ -67,7 +67,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
         stopped: () => logger.info('energy: solar surplus stops charging'),
       },
     }),
-    { clock, input: { mode: first.mode, params: first.solar, minimumW: minimumW(first) } },
+    { clock, input: { mode: first.mode, params: first.solar, minimumW: minimumW(phaseStateOf(first.phases, undefined, first.phaseSwitchMode)) } },
   );
 
   let timer: unknown;
@@ -77,6 +77,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   /** The lowest allocation since the last periodic step (the ramp counts from it). */
   let base: Allocation | null = null;
   let offered: number | null = null;
+  let wantedPhases: 1 | 3 | null = null;
   let smoothed: Smoothed | null = null;
   let today: TodayEnergy | null = null;
   let status: EnergyStatus | undefined;
@@ -140,7 +141,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     if (txId !== null && txId !== sessionId) solar.send({ type: 'SESSION' });
     sessionId = txId;
 
-    const phases = phaseStateOf(s.phases);
+    const phases = phaseStateOf(s.phases, core?.phases, s.phaseSwitchMode);
     const surplusW = surplus(drawW);
     const surplusFresh = surplusW !== null && at - surplusW.at <= ENERGY_DEFAULTS.surplusMaxAgeMs && surplusW.at <= at;
     const ocpp = charging.limits.get('ocpp');
@@ -177,7 +178,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       solar.send({ type: 'PARAMS', params: s.solar });
     }
     if (solar.getSnapshot().context.mode !== mode) solar.send({ type: 'MODE', mode });
-    solar.send({ type: 'SURPLUS', watts: surplusFresh ? surplusW.value : null, minimumW: minimumW(s) });
+    solar.send({ type: 'SURPLUS', watts: surplusFresh ? surplusW.value : null, minimumW: minimumW(phases) });
     const solarRun = solar.getSnapshot().hasTag('run');
 
     const allocation = mode === 'fast' ? fast : allocate({ ...input, solar: { mode, surplusW, run: solarRun } }, { ...ENERGY_DEFAULTS, rampUpA: s.rampUpA });
@@ -188,6 +189,12 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       offered = allocation.currentA;
       logger.debug({ currentA: allocation.currentA, reason: allocation.reason }, 'energy: offered current');
       charging.offerCurrent(allocation.currentA);
+    }
+    // The core's phase switch acts on the preferred count with its own hold times (services/core/phase-switching.ts).
+    const wanted = phases.switchable ? allocation.preferredPhases : null;
+    if (wanted !== wantedPhases) {
+      wantedPhases = wanted;
+      charging.setPhaseSwitch({ wanted });
     }
 
     if (site) {
@@ -284,7 +291,6 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
 }
 
 /** The power of 6 A on the fewest phases the charge point can use (W): the solar thresholds are relative to it. */
-function minimumW(s: EnergySettings): number {
-  const phases = phaseStateOf(s.phases);
-  return ampsToWatts(MIN_CHARGE_CURRENT_A, phases.switchable ? 1 : phases.wired);
+function minimumW(phases: AllocatorInput['phases']): number {
+  return ampsToWatts(MIN_CHARGE_CURRENT_A, phases.switchable || phases.forced === 1 ? 1 : phases.actual);
 }

@@ -1,4 +1,6 @@
 import type { Settings } from '../settings/index.js';
+import { phaseSwitchModeOf } from '../apply-settings.js';
+import type { PhaseSwitchMode } from '../core/phase-switching.js';
 import { MODE_OF } from './settings.js';
 
 /** What the allocator loop reads of the settings at each step (services/energy/settings.ts declares them). */
@@ -7,6 +9,8 @@ export interface EnergySettings {
   maxCurrentA: number;
   supplyA: [number, number, number];
   phases: number;
+  /** The setting PhaseSwitchMode (the core runs the switch; the allocator prefers a count). */
+  phaseSwitchMode: PhaseSwitchMode;
   solar: { startMarginW: number; stopMarginW: number; startDelayMs: number; stopDelayMs: number; minChargeMs: number; minPauseMs: number };
   rampUpA: number;
   schedule: string;
@@ -21,6 +25,7 @@ export function energySettingsOf(settings: Pick<Settings, 'get'>): EnergySetting
     maxCurrentA: get('MaxCurrent'),
     supplyA: get('PhaseCurrentLimits'),
     phases: get('Phases'),
+    phaseSwitchMode: phaseSwitchModeOf(settings),
     solar: {
       startMarginW: get('SolarStartMargin'),
       stopMarginW: get('SolarStopMargin'),
