@@ -108,6 +108,8 @@ export interface SiteLinkService extends SiteLink {
 
 const LINES_OF = { 1: [0], 3: [0, 1, 2] } as const;
 const centi = (amps: number): number => Math.round(amps * 100) / 100;
+/** Within what a record may carry (site-record.ts), so a meter's noise (-0.1 A) never makes the record invalid. */
+const carried = (amps: number): number => (Number.isFinite(amps) ? Math.min(1000, Math.max(0, centi(amps))) : 0);
 /** A record is sent again before the heartbeat when the demand changed, or a current by this much (A). */
 const CHANGE_A = 0.5;
 
@@ -159,11 +161,11 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     return {
       v: 1,
       online: true,
-      demandA: Math.max(0, demand.demandA),
+      demandA: carried(demand.demandA),
       lines: [...LINES_OF[demand.phases]],
       priority: options.priority,
-      arrivedAt: demand.arrivedAt,
-      drawA: [...demand.drawA],
+      arrivedAt: demand.arrivedAt === null ? null : Math.max(0, Math.round(demand.arrivedAt)),
+      drawA: [carried(demand.drawA[0]), carried(demand.drawA[1]), carried(demand.drawA[2])],
       gridA: fresh ? [centi(grid.value[0]), centi(grid.value[1]), centi(grid.value[2])] : null,
     };
   };
