@@ -6,6 +6,7 @@ import type { Timers } from '../../drivers/types.js';
 import { SITE_MEMBERSHIP_DEFAULTS, siteMembershipMachine, type SiteMembershipParams } from '../../machines/site-membership.js';
 import type { Logger } from '../logger.js';
 import { mqttOptionsOf } from '../mqtt/options.js';
+import { NOMINAL_VOLTAGE } from '../ocpp/smart-charging.js';
 import type { Settings } from '../settings/index.js';
 import { NOMINAL_VOLTAGE } from '../ocpp/smart-charging.js';
 import type { PerLine, Timed } from './allocator.js';
@@ -87,8 +88,11 @@ export interface SiteLinkDeps {
   caFile?: string | undefined;
   timers?: Timers;
   params?: Partial<SiteLinkParams>;
-  /** This charger's grid meter: the grid connection point's current per line (A) and when it was read; null: none. */
-  gridA?: () => Timed<PerLine> | null;
+  /**
+   * This charger's grid meter (EnergyInputs.gridPowerW): the grid connection point's power per line (W, import
+   * positive) and when it was read; null or absent: none here (another charger of the site may have one).
+   */
+  gridPowerW?: () => Timed<PerLine> | null;
 }
 
 export interface SiteLinkState {
@@ -111,6 +115,9 @@ export interface SiteLinkService extends SiteLink {
 }
 
 const LINES_OF = { 1: [0], 3: [0, 1, 2] } as const;
+const centi = (amps: number): number => Math.round(amps * 100) / 100;
+/** Within what a record may carry (site-record.ts), so a meter's noise (-0.1 A) never makes the record invalid. */
+const carried = (amps: number): number => (Number.isFinite(amps) ? Math.min(1000, Math.max(0, centi(amps))) : 0);
 /** A record is sent again before the heartbeat when the demand changed, or a current by this much (A). */
 const CHANGE_A = 0.5;
 
@@ -148,18 +155,26 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
   let lastStatus = new Map<string, string>();
   let sent: { record: OnlineSiteRecord; at: number } | undefined;
 
+  /** The own grid meter's reading as currents per line (A at the nominal voltage). */
+  const ownGrid = (): Timed<PerLine> | null => {
+    const w = deps.gridPowerW?.() ?? null;
+    return w === null ? null : { value: [w.value[0] / NOMINAL_VOLTAGE, w.value[1] / NOMINAL_VOLTAGE, w.value[2] / NOMINAL_VOLTAGE], at: w.at };
+  };
+
   const ownRecord = (now: number): OnlineSiteRecord => {
-    const grid = deps.gridA?.() ?? null;
+    const grid = ownGrid();
+    // A reading taken just after `now` (the same clock) is as fresh as can be.
+    if (grid !== null && grid.at > now && grid.at - now < params.stepMs) grid.at = now;
     const fresh = grid !== null && now - grid.at <= params.site.meterMaxAgeMs && grid.at <= now;
     return {
       v: 1,
       online: true,
-      demandA: Math.max(0, demand.demandA),
+      demandA: carried(demand.demandA),
       lines: [...LINES_OF[demand.phases]],
       priority: options.priority,
-      arrivedAt: demand.arrivedAt,
-      drawA: [...demand.drawA],
-      gridA: fresh ? [...grid.value] : null,
+      arrivedAt: demand.arrivedAt === null ? null : Math.max(0, Math.round(demand.arrivedAt)),
+      drawA: [carried(demand.drawA[0]), carried(demand.drawA[1]), carried(demand.drawA[2])],
+      gridA: fresh ? [centi(grid.value[0]), centi(grid.value[1]), centi(grid.value[2])] : null,
     };
   };
 
@@ -177,7 +192,7 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
 
   /** The grid reading the allocation uses: this charger's meter, else the latest one a peer published. */
   function gridReading(): Timed<PerLine> | null {
-    const own = deps.gridA?.() ?? null;
+    const own = ownGrid();
     if (own !== null) return own;
     let latest: Timed<PerLine> | null = null;
     for (const g of peerGrid.values()) if (latest === null || g.at > latest.at) latest = g;
@@ -205,9 +220,11 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
 
   function step(): void {
     if (stopped || !options.enabled) return;
+    // The reading first: taken after `now`, it would count as from the future (stale).
+    const gridA = gridReading();
     const now = timers.now();
     const all = [...peers.values(), asPeer(chargerId, ownRecord(now), now)];
-    const result = allocateSite({ now, limitA: options.limitA, gridA: gridReading(), peers: all, installed: options.installed }, siteParams());
+    const result = allocateSite({ now, limitA: options.limitA, gridA, peers: all, installed: options.installed }, siteParams());
     const silent = [...result.status].some(([id, s]) => id !== chargerId && s === 'silent');
     membership.send({ type: 'PEERS', silent });
     for (const [id, s] of result.status)
@@ -283,6 +300,8 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
     peers.set(id, asPeer(id, r, now));
     if (r.gridA) peerGrid.set(id, { value: r.gridA, at: now });
     else peerGrid.delete(id);
+    // At once rather than at the next step: a higher demand or house load lowers this share within the delivery time.
+    step();
   };
 
   async function open(): Promise<void> {

@@ -10,6 +10,8 @@ export const SITE_RECORD_VERSION = 1;
 
 const amps = v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1000));
 const perLine = v.tuple([amps, amps, amps]);
+/** At the grid connection point: negative where it exports. */
+const gridAmps = v.pipe(v.number(), v.finite(), v.minValue(-1000), v.maxValue(1000));
 const line = v.picklist([0, 1, 2] as const);
 
 const OnlineRecord = v.object({
@@ -29,8 +31,8 @@ const OnlineRecord = v.object({
   arrivedAt: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
   /** What it measures per line (A). */
   drawA: perLine,
-  /** The grid connection point's current per line (A), from this charger's grid meter while its reading is fresh. */
-  gridA: v.nullable(perLine),
+  /** The grid connection point's current per line (A, import positive), from this charger's grid meter while its reading is fresh. */
+  gridA: v.nullable(v.tuple([gridAmps, gridAmps, gridAmps])),
 });
 
 const OfflineRecord = v.object({ v: v.literal(SITE_RECORD_VERSION), online: v.literal(false) });

@@ -44,7 +44,7 @@ interface TestLink {
 function startLink(
   id: string,
   over: Record<string, unknown> = {},
-  opts: { url?: string; gridA?: () => { value: [number, number, number]; at: number } | null } = {},
+  opts: { url?: string; gridPowerW?: () => { value: [number, number, number]; at: number } | null } = {},
 ): TestLink {
   const values: Record<string, unknown> = {
     MqttUrl: opts.url ?? broker.url,
@@ -61,7 +61,7 @@ function startLink(
   const warnings: { fields: unknown; msg: string }[] = [];
   const logger = { info: () => {}, debug: () => {}, warn: (fields: unknown, msg: string) => warnings.push({ fields, msg }) };
   const settings = { get: (key: string) => values[key] ?? 0 } as unknown as Pick<Settings, 'get'>;
-  const link = createSiteLink({ settings, logger: logger as never, params: SCALED, ...(opts.gridA ? { gridA: opts.gridA } : {}) });
+  const link = createSiteLink({ settings, logger: logger as never, params: SCALED, ...(opts.gridPowerW ? { gridPowerW: opts.gridPowerW } : {}) });
   running.push({ link });
   return {
     link,
@@ -173,14 +173,15 @@ test(
     const LIMIT = 100;
     const log = new DrawLog();
     log.house(0);
+    // The grid meter as the energy inputs give it: W per line (230 V nominal).
     const grid = () => {
-      const total = log.total();
-      return { value: [total, total, total] as [number, number, number], at: Date.now() };
+      const watts = log.total() * 230;
+      return { value: [watts, watts, watts] as [number, number, number], at: Date.now() };
     };
     const plants: Plant[] = [];
     const start = (i: number) => {
       const id = `charger-${String(i).padStart(2, '0')}`;
-      const l = startLink(id, { SiteLimit: [LIMIT, LIMIT, LIMIT], SiteChargers: 16 }, i === 0 ? { gridA: grid } : {});
+      const l = startLink(id, { SiteLimit: [LIMIT, LIMIT, LIMIT], SiteChargers: 16 }, i === 0 ? { gridPowerW: grid } : {});
       const plant = createPlant({ link: l.link, demandA: 16, lagMs: LAG_MS, stepMs: SCALED.stepMs, onDraw: (amps) => log.draw(id, amps, Date.now()) });
       running.at(-1)!.plant = plant;
       plants.push(plant);
@@ -214,7 +215,7 @@ test(
       'room for the house',
       () => drawing().filter((d) => d === 6).length === 15 && drawing().filter((d) => d === 0).length === 1,
       20_000,
-      () => JSON.stringify(drawing()),
+      () => JSON.stringify([drawing(), running[0]!.link.state()]),
     );
     mark('8 leave');
     for (const r of running.slice(8)) {

@@ -16,8 +16,8 @@ const DEMAND = 16;
 const INSTALLED = 4;
 const SITE = `test-site/${process.pid}`;
 /**
- * What may pass above the limit, per event: a house load step until every charger lowered (the meter's charger one
- * step, the others one more: 2 steps) and the EVs followed; with slack for a loaded test machine.
+ * What may pass above the limit, per event: a house load step until every charger lowered (the meter's charger at
+ * its next step, the others when its record arrives) and the EVs followed; with slack for a loaded test machine.
  */
 const REACTION_MS = 2 * SCALED.stepMs + LAG_MS + 1_000;
 
