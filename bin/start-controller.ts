@@ -34,7 +34,7 @@ import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
-import { createSiteLink, gridCurrentA, type SiteLinkService } from '../services/energy/site-link.js';
+import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -298,7 +298,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
-  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridA: () => gridCurrentA(energyInputs.inputs.gridPowerW()) });
+  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
   settings.onChange(() => site.configure());
   const energy = createEnergyManager({
     clock,

@@ -109,8 +109,7 @@ export const CHARGING_SETTINGS = declare({
       { value: 3, label: { gb: 'Never switch', de: 'Nie umschalten', nl: 'Nooit omschakelen', fr: 'Jamais de commutation' } },
     ],
     default: 0,
-    role: 'user',
-    writeRole: 'installer',
+    role: 'installer',
   },
   Ventilation: onOff({
     label: { gb: 'Ventilation', de: 'Belüftung', nl: 'Ventilatie', fr: 'Ventilation' },

@@ -8,7 +8,6 @@ import type { Logger } from '../logger.js';
 import { mqttOptionsOf } from '../mqtt/options.js';
 import { NOMINAL_VOLTAGE } from '../ocpp/smart-charging.js';
 import type { Settings } from '../settings/index.js';
-import { NOMINAL_VOLTAGE } from '../ocpp/smart-charging.js';
 import type { PerLine, Timed } from './allocator.js';
 import type { SiteDemand, SiteLink } from './contracts.js';
 import { chargerIdOf, decodeRecord, encodeRecord, OFFLINE_RECORD, recordTopic, siteFilter, type OnlineSiteRecord } from './site-record.js';
@@ -72,13 +71,6 @@ export function siteOptionsOf(settings: Pick<Settings, 'get'>): SiteOptions {
     priority: settings.get('SitePriority'),
     fairness: settings.get('SiteFairness') === 1 ? 'inOrder' : 'equal',
   };
-}
-
-/** The grid meter's power per line (W) as current per line (A) at the nominal voltage: the site's house load input. */
-export function gridCurrentA(power: Timed<PerLine> | null): Timed<PerLine> | null {
-  if (!power) return null;
-  const [l1, l2, l3] = power.value;
-  return { at: power.at, value: [l1 / NOMINAL_VOLTAGE, l2 / NOMINAL_VOLTAGE, l3 / NOMINAL_VOLTAGE] };
 }
 
 export interface SiteLinkDeps {

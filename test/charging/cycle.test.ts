@@ -9,6 +9,7 @@ import './cycle/settings.js';
 import './cycle/faults.js';
 import './cycle/persistence.js';
 import './cycle/remote-stop.js';
+import './cycle/user-start.js';
 
 /**
  * Scenario tests of the charge cycle on the simulated hardware, through the API and the simulator, with the manual

@@ -101,6 +101,8 @@ export const DE = {
   "energy.limited": "Begrenzt auf {amps} durch {source}",
   "energy.paused": "Pausiert durch {source}",
   "energy.rising": "Steigt schrittweise: jetzt {amps}",
+  "energy.source.pause": "den Benutzer",
+  "energy.source.session": "die Sitzungsgrenze",
   "energy.source.schedule": "den Zeitplan",
   "energy.source.gridOperator": "den Netzbetreiber",
   "energy.source.solar": "Solarüberschuss",

@@ -101,6 +101,8 @@ export const FR = {
   "energy.limited": "Limité à {amps} par {source}",
   "energy.paused": "Mis en pause par {source}",
   "energy.rising": "Augmente progressivement : {amps} maintenant",
+  "energy.source.pause": "l'utilisateur",
+  "energy.source.session": "la limite de session",
   "energy.source.schedule": "le programme horaire",
   "energy.source.gridOperator": "le gestionnaire de réseau",
   "energy.source.solar": "le surplus solaire",

@@ -100,6 +100,8 @@ export const GB = {
   "energy.limited": "Limited to {amps} by {source}",
   "energy.paused": "Paused by {source}",
   "energy.rising": "Rising step by step: {amps} now",
+  "energy.source.pause": "the user",
+  "energy.source.session": "the session limit",
   "energy.source.schedule": "the schedule",
   "energy.source.gridOperator": "the grid operator",
   "energy.source.solar": "solar surplus",

@@ -101,6 +101,8 @@ export const NL = {
   "energy.limited": "Begrensd tot {amps} door {source}",
   "energy.paused": "Gepauzeerd door {source}",
   "energy.rising": "Stijgt stap voor stap: nu {amps}",
+  "energy.source.pause": "de gebruiker",
+  "energy.source.session": "de sessielimiet",
   "energy.source.schedule": "het schema",
   "energy.source.gridOperator": "de netbeheerder",
   "energy.source.solar": "zonne-overschot",
