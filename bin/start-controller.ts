@@ -23,7 +23,7 @@ import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
-import { createEnergyManager, NO_ENERGY_INPUTS, type EnergyManager } from '../services/energy/manager.js';
+import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';

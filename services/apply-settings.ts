@@ -4,7 +4,7 @@ import type { LogLevel } from './logger.js';
 import { mqttOptionsOf, type MqttOptions } from './mqtt/options.js';
 import type { NfcService } from './nfc/index.js';
 import type { Settings } from './settings/index.js';
-import { PHASE_SWITCH_MODES, type PhaseSwitchMode } from './core/phase-switching.js';
+import { PHASE_SWITCH_MODES, type PhaseSwitchMode } from './core/phase-switch-mode.js';
 
 /**
  * The settings that take effect at once, handed to the features that obey them (the settings mechanism itself knows

@@ -8,7 +8,7 @@ import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
 import type { ControllerEvent, EventLog } from './events.js';
 import type { HmiState } from './core/hmi.js';
-import type { PhaseSwitchMode } from './core/phase-switching.js';
+import type { PhaseSwitchMode } from './core/phase-switch-mode.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';

@@ -10,6 +10,8 @@ import type { Network } from './network.js';
 
 /** The plant's vocabulary the API validates and documents /sim with (it reaches the simulated devices only through here). */
 export { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../drivers/index.js';
+export { DAY_PROFILES } from '../drivers/sim/day-profiles.js';
+export { MAX_HOUSE_STEP_W, PEAK_RANGE, SPEED_RANGE, type SimulatedSite } from '../drivers/sim/site.js';
 
 /** An argument as a shell would need it written (shown to people; never run through a shell). */
 const quoteArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`);

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
-import { DAY_PROFILES } from '../../drivers/sim/day-profiles.js';
-import { MAX_HOUSE_STEP_W, PEAK_RANGE, SPEED_RANGE, type SimulatedSite } from '../../drivers/sim/site.js';
 import { invalid } from '../../services/errors.js';
+import { DAY_PROFILES, MAX_HOUSE_STEP_W, PEAK_RANGE, SPEED_RANGE, type SimulatedSite } from '../../services/simulator.js';
 import { jsonBody, parseWith } from '../body.js';
 import { OperationFailed, SimView } from '../responses.js';
 import type { AppContext, Router } from '../types.js';

@@ -9,8 +9,8 @@ import type { ManualClock } from './manual-clock.js';
 
 const PASSWORD = 'bench-energy-operator';
 
-export async function startSimulatedController(clock: ManualClock, dataDir: string): Promise<Controller> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD: PASSWORD, HARDWARE: 'sim' });
+export async function startSimulatedController(clock: ManualClock, dataDir: string, env: Record<string, string> = {}): Promise<Controller> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_PASSWORD: PASSWORD, HARDWARE: 'sim', ...env });
   const quiet = new Writable({ write: (_chunk, _enc, done) => done() });
   const logger = await createLogger({ logLevel: 'warn', logFormat: 'json' }, quiet);
   return startController({

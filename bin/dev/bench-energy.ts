@@ -12,7 +12,7 @@ import { ManualClock } from './manual-clock.js';
  * played by the controller itself (the composition `npm start` runs, its core on this thread) on a manual clock that
  * drives every timer, so a day takes about a minute. The simulated site (drivers/sim/site.ts: a house, a PV system
  * and the grid meter between them) gives the surplus; the charger runs in Solar mode with the grid meter as its
- * input and free charging, and the EV asks for energy all day. Figures per day profile (sunny, cloudy):
+ * input, free charging and a phase contactor (one phase below 3 × 6 A of surplus), and the EV asks for energy all day. Figures per day profile (sunny, cloudy):
  * - self-consumption: the PV energy that went into the car over the surplus available above the 6 A minimum
  *   (the surplus counted only while it could have run the car at 6 A on one phase);
  * - grid import while charging in Solar mode (the car's energy the PV did not cover);
@@ -49,7 +49,8 @@ interface DayFigures {
 async function playDay(profile: 'sunny' | 'cloudy'): Promise<DayFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cc-bench-energy-'));
   const clock = new ManualClock(Date.UTC(2026, 5, 21, START_HOUR - 2, 0, 0));
-  const controller = await startSimulatedController(clock, dataDir);
+  // With a phase contactor (simulated): one phase below 3 × 6 A of surplus, three above (PhaseSwitchMode automatic).
+  const controller = await startSimulatedController(clock, dataDir, { GPIO_PHASE_SWITCH: '16' });
   const started = performance.now();
   try {
     const site = controller.energyInputs.site;
@@ -109,9 +110,9 @@ async function playDay(profile: 'sunny' | 'cloudy'): Promise<DayFigures> {
   }
 }
 
-/** The phase count the charge point uses now, as the allocator reports it. */
+/** The phase count the contactors connect now, as the core reports it. */
 function phasesOf(controller: Controller): number {
-  return controller.energy.status().phases;
+  return controller.charging.coreState()?.phases.actual ?? 3;
 }
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : 'n/a');

@@ -5,20 +5,16 @@ import type { Clock } from './clock.js';
 import { HMI_PATTERNS, hmiState } from './hmi.js';
 import { createMetering } from './metering.js';
 import { createOutputs } from './outputs.js';
-import { createPhaseSwitching, type PhaseSwitchMode } from './phase-switching.js';
+import { createPhaseSwitching } from './phase-switching.js';
+import type { PhaseSwitchMode } from './phase-switch-mode.js';
 import type { PhaseCount } from '../../machines/phase-switch.js';
 import type { Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
 import { createSafetyMonitor } from './safety.js';
 import { createStateView } from './state-view.js';
 import { createSupervision, PILOT_DEBOUNCE_MS } from './supervision.js';
+import type { CoreLog } from './log.js';
 
-/** Where the core's log lines go (the main thread's logger, through a message). */
-export interface CoreLog {
-  debug(fields: object, msg: string): void;
-  info(fields: object, msg: string): void;
-  warn(fields: object, msg: string): void;
-  error(fields: object, msg: string): void;
-}
+export type { CoreLog } from './log.js';
 
 export interface ChargePointDeps {
   hardware: ChargePointHardware;

@@ -1,13 +1,7 @@
 import type { ChargePointHardware } from '../../drivers/types.js';
 import type { PhaseCount, PhaseSwitchEvent, PhaseSwitchSnapshot } from '../../machines/phase-switch.js';
-import type { CoreLog } from './charge-point.js';
-
-/**
- * How the phase count is chosen (setting PhaseSwitchMode): `auto` follows the allocator's wish (the main thread's
- * `phases` message), `force1`/`force3` hold one count, `never` leaves the phase contactor at three phases.
- */
-export const PHASE_SWITCH_MODES = ['auto', 'force1', 'force3', 'never'] as const;
-export type PhaseSwitchMode = (typeof PHASE_SWITCH_MODES)[number];
+import type { CoreLog } from './log.js';
+import type { PhaseSwitchMode } from './phase-switch-mode.js';
 
 /** The phases as the core reports them (CoreState `phases`). */
 export interface PhaseState {

@@ -18,7 +18,7 @@ import {
 } from '../../machines/charge-cycle.js';
 import { AUTH_STATES, CONNECTION_STATES, OCPP_STATES, SYSTEM_STATES, TYPE2_STATES } from './system-state.js';
 import { HMI_STATES } from './hmi.js';
-import { PHASE_SWITCH_MODES } from './phase-switching.js';
+import { PHASE_SWITCH_MODES } from './phase-switch-mode.js';
 import type { InspectRecord } from './inspection.js';
 
 /** The safety reactions the core measures: from the hardware's reading to the output commanded. */

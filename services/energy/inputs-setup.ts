@@ -22,7 +22,7 @@ export interface EnergyInputsSetup {
  * The energy inputs of the controller. Simulated (HARDWARE=sim): the grid meter is the simulated site's SDM630 twin
  * (grid = house + EV − PV; the EV from the simulated charging meter) and the ripple-control contact its twin. On real
  * hardware the grid meter and the contact belong to the charge-point core's bus and GPIO, which do not offer them to
- * this thread yet (docs/energy.md, Not wired yet): those two inputs then stay empty and say so in the log.
+ * this thread yet (docs/energy.md, What is left): those two inputs then stay empty and say so in the log.
  */
 export function setUpEnergyInputs(
   o: Omit<EnergyInputsDeps, 'gridMeter' | 'rippleContact' | 'timers'> & { simulated: boolean; clock: Timers; coreMeter: () => CoreState['meter'] | undefined },

@@ -1,4 +1,4 @@
-import type { PhaseSwitchMode } from '../core/phase-switching.js';
+import type { PhaseSwitchMode } from '../core/phase-switch-mode.js';
 import type { CoreState } from '../core/protocol.js';
 import type { AllocatorInput, Phases } from './allocator.js';
 

@@ -1,6 +1,6 @@
 import type { Settings } from '../settings/index.js';
 import { phaseSwitchModeOf } from '../apply-settings.js';
-import type { PhaseSwitchMode } from '../core/phase-switching.js';
+import type { PhaseSwitchMode } from '../core/phase-switch-mode.js';
 import { MODE_OF } from './settings.js';
 
 /** What the allocator loop reads of the settings at each step (services/energy/settings.ts declares them). */
