@@ -253,6 +253,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
       case 'state':
         charging.onState(event.state);
         coreSnapshots.set('chargeCycle', event.state.chargeCycle);
+        if (event.state.phaseSwitch) coreSnapshots.set('phaseSwitch', { ...event.state.phaseSwitch, context: {} });
         inspector.summaryChanged();
         return;
       case 'transaction':

@@ -116,7 +116,7 @@ export function createChargePoint(deps: ChargePointDeps) {
     deps.changed();
   }
 
-  const view = createStateView({ cycle, metering, supervision, outputs: outputs.outputs, hmi: currentHmi, phases: phases.state });
+  const view = createStateView({ cycle, metering, supervision, outputs: outputs.outputs, hmi: currentHmi, phases: phases.state, phaseSwitch: phases.snapshot });
 
   const chargeActions = {
     startTransaction: (_: unknown, auth: Authorization) => metering.startTransaction(auth),

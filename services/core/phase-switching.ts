@@ -1,3 +1,4 @@
+import type { StateValue } from 'xstate';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import type { PhaseCount, PhaseSwitchEvent, PhaseSwitchSnapshot } from '../../machines/phase-switch.js';
 import type { CoreLog } from './log.js';
@@ -135,6 +136,12 @@ export function createPhaseSwitching(deps: PhaseSwitchingDeps) {
       if (drawA !== was.drawA) actor.send({ type: 'DRAW', amps: drawA });
       if (closed !== was.closed) actor.send({ type: 'CONTACTOR', closed });
       if (transactionId !== null && transactionId !== was.transactionId) actor.send({ type: 'SESSION' });
+    },
+
+    /** The phase switch actor's state, for the inspector (its context shows nothing). */
+    snapshot(): { status: string; value: StateValue } | null {
+      const snap = actor?.getSnapshot();
+      return snap ? { status: (snap as { status: string }).status, value: snap.value } : null;
     },
 
     state(): PhaseState {

@@ -180,6 +180,8 @@ const CoreStateSchema = v.strictObject({
   }),
   /** The charge-cycle actor as the inspector shows it. */
   chargeCycle: v.strictObject({ status: v.string(), value: StateValueSchema, context: ChargeContextSchema }),
+  /** The phase-switch actor as the inspector shows it (its context is not shown); null before it runs. */
+  phaseSwitch: v.nullable(v.strictObject({ status: v.string(), value: StateValueSchema })),
 });
 export type CoreState = v.InferOutput<typeof CoreStateSchema>;
 

@@ -18,7 +18,7 @@ import { CORE_SYSTEM_ID, HEARTBEAT_MS, LIVENESS_TIMEOUT_MS, ToCoreSchema, type C
 import * as v from 'valibot';
 
 /** The core's actors the inspector shows. */
-const CORE_ACTORS: ReadonlySet<string> = new Set(['chargeCycle']);
+const CORE_ACTORS: ReadonlySet<string> = new Set(['chargeCycle', 'phaseSwitch']);
 
 /** How the core is set up: plain data, so it can be a worker's `workerData`. */
 export interface CoreInit {

@@ -19,6 +19,8 @@ export interface StateViewDeps {
   hmi: () => HmiState;
   /** The phases (1-/3-phase switching). */
   phases: () => PhaseState;
+  /** The phase switch actor's state (the inspector's). */
+  phaseSwitch: () => CoreState['phaseSwitch'];
 }
 
 /**
@@ -108,6 +110,7 @@ export function createStateView(deps: StateViewDeps) {
       hmi: deps.hmi(),
       outputs: { ...commanded, pwmA: currentForDuty(pwmDuty) },
       phases: deps.phases(),
+      phaseSwitch: deps.phaseSwitch(),
       chargeCycle: { status: snapshot.status, value: snapshot.value, context: snapshot.context },
     };
   }

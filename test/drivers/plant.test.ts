@@ -29,6 +29,7 @@ describe('simulated plant: vehicle and pilot', () => {
       vehicle: 'unplugged',
       ventilation: false,
       evMaxCurrentA: 16,
+      activePhases: 3,
       pilotLevel: 'a',
       pwmDuty: null,
       pwmCurrentA: null,
