@@ -1,3 +1,4 @@
+import { LIMIT_SOURCES } from '../../services/energy/allocator.js';
 import { describe, expect, test } from 'vitest';
 import { runCommand } from '../../services/mqtt/commands.js';
 import { ENTITIES } from '../../services/mqtt/discovery.js';
@@ -132,7 +133,7 @@ describe(`energy management on MQTT against ${BROKER_KIND}`, () => {
     expect(await config('sensor', 'limiting_reason')).toMatchObject({
       state_topic: t('energyReason'),
       device_class: 'enum',
-      options: ['schedule', 'gridOperator', 'solar', 'site', 'ocpp', 'mqtt', 'supply', 'maxCurrent', 'cable', 'hardware', 'ramp'],
+      options: [...LIMIT_SOURCES, 'ramp'],
     });
     expect(await config('sensor', 'phase_count')).toMatchObject({ state_topic: t('energyPhases'), state_class: 'measurement' });
     expect(await config('sensor', 'energy_description')).toMatchObject({ state_topic: t('energyDescription') });
