@@ -222,13 +222,14 @@ test(
       await r.plant!.stop();
       await r.link.stop();
     }
-    // 90 A for 8: 11.2 A each.
+    // 90 A for 8: 11.2 A each (11.25 rounded down); one may see 0.1 A less while the others' reported draws
+    // still lag in its view of the house load (the grid meter less the chargers), never more.
     await until(
       '8 share',
       () =>
         drawing()
           .slice(0, 8)
-          .every((d) => d === 11.2),
+          .every((d) => d >= 11.1 && d <= 11.2),
       20_000,
       () => JSON.stringify(drawing()),
     );
