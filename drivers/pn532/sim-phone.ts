@@ -74,18 +74,6 @@ export interface SimulatedPhone {
   readonly awaitingCommand: boolean;
 }
 
-/** A small deterministic PRNG (mulberry32): the same seed gives the same phone behaviour. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The capability container as a phone reads it (NFC Forum T4T 2.0 and 3.0), refused as Android refuses it. */
 export interface CapabilityContainer {
   mle: number;

@@ -32,7 +32,8 @@ import type { TagTechnology, Timers } from '../types.js';
 import { CMD } from './driver.js';
 import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST, type Frame } from './frame.js';
 import { CARD_ATS, createCardsInField, PASSIVE_ATTEMPT_MS, SEL_RES_ISO14443_4, TARGET_ACTIVATION_MS, type Card } from './sim-field.js';
-import { Phone, seededRandom, type PhoneField, type SimulatedPhone, type SimulatedPhoneOptions } from './sim-phone.js';
+import { Phone, type PhoneField, type SimulatedPhone, type SimulatedPhoneOptions } from './sim-phone.js';
+import { seededRandom } from '../seeded-random.js';
 import { createWireDelivery, openSimulatedPort, uartMs, type SimulatedPort, type WireStats } from './sim-wire.js';
 
 export { PHONE_APDU_TIMEOUT_MS, PHONE_MAX_APDU_DATA, PHONE_POLL_MS, TagStatusError, validateCapabilityContainer } from './sim-phone.js';

@@ -4,6 +4,8 @@
  * per line L1, L2, L3.
  */
 
+import { seededRandom } from '../seeded-random.js';
+
 export const DAY_PROFILES = ['sunny', 'cloudy'] as const;
 export type DayProfile = (typeof DAY_PROFILES)[number];
 export type LinePowers = [number, number, number];
@@ -17,18 +19,6 @@ export const CLOUD_TRANSMISSION = 0.25;
 export const CLOUD_SPELL_MINUTES = [1, 26] as const;
 /** The house's base load per line (fridge, standby, network: 450 W in all). */
 export const HOUSE_BASE_W: LinePowers = [180, 120, 150];
-
-/** A small seeded pseudo-random generator (mulberry32): numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Clear-sky PV power (W, all lines): a sine from sunrise to sunset with `peakW` at noon. */
 export function clearSkyW(hour: number, peakW: number): number {
