@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { isStorageFull } from '../db/storage.js';
 import { OperationError, type FailureKind } from '../services/errors.js';
 import { ClientClosed } from './body.js';
 
@@ -44,8 +45,15 @@ export const operationFailedText = (cause: string) => JSON.stringify({ success: 
 /** The cause of every 500: it reveals nothing internal. */
 export const INTERNAL_ERROR_CAUSE = 'Internal error: the controller could not complete the request; it has logged the details';
 
+/**
+ * The cause of a write refused because the data directory's file system is full (507 Insufficient Storage: the
+ * request was sound, the controller cannot store it; the spec names no status for it). Nothing of it was stored.
+ */
+export const STORAGE_FULL_CAUSE =
+  "The controller's storage is full: nothing was changed. Charging goes on; free space on the data directory's file system (see the event log) and try again";
+
 /** OperationFailed (spec 2.1). */
-export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500, cause: string) => c.json({ success: false as const, cause }, status);
+export const operationFailed = (c: Context, status: 400 | 403 | 404 | 409 | 500 | 507, cause: string) => c.json({ success: false as const, cause }, status);
 
 /** OperationSucceeded (spec 2.2). */
 export const operationSucceeded = (c: Context) => c.json({ success: true as const }, 200);
@@ -56,7 +64,7 @@ export const noContent = (c: Context) => c.body(null, 204);
 /**
  * The one place an error becomes a response: refused operations get their status and OperationFailed body, session
  * problems the not-logged-in body, a client that closed the connection before its body arrived 499 (never sent:
- * the request log shows it as what it is), and anything unexpected a logged 500 whose body reveals nothing internal.
+ * the request log shows it as what it is), a write the full disk refused 507, and anything unexpected a logged 500 whose body reveals nothing internal.
  */
 export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unknown) => void): Response {
   for (const [name, value] of Object.entries(NO_SNIFF)) c.header(name, value);
@@ -68,6 +76,8 @@ export function errorResponse(err: unknown, c: Context, logUnexpected: (err: unk
     return c.json({ logged_in: false as const, message: err.message, code: err.code }, err.status);
   }
   if (err instanceof ClientClosed) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+  // Logged once by the storage watch (services/storage-watch.ts), not once per refused request.
+  if (isStorageFull(err)) return operationFailed(c, 507, STORAGE_FULL_CAUSE);
   logUnexpected(err);
   return operationFailed(c, 500, INTERNAL_ERROR_CAUSE);
 }

@@ -23,7 +23,10 @@ export interface OperationDoc {
   params?: Record<string, v.GenericSchema>;
   /** The lowest role that may call it, where it is not every role (an extension: `x-role`). */
   role?: Role;
-  /** By status. 400 (a malformed request), 401 (session routes) and 500 are added to every operation when not given. */
+  /**
+   * By status. 400 (a malformed request), 401 (session routes) and 500 are added to every operation when not given,
+   * 507 (the disk is full) to every one but GET.
+   */
   responses: Record<number, ResponseDoc>;
 }
 
@@ -188,6 +191,10 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
         description: 'Internal error (the cause reveals nothing internal; the details are logged)',
         body: input.errors.operationFailed,
       },
+      // Every request that stores something may find the disk full (api/errors.ts).
+      ...(route.method === 'GET'
+        ? {}
+        : { 507: doc.responses[507] ?? { description: "The controller's storage is full: nothing was changed", body: input.errors.operationFailed } }),
     };
     for (const [status, answer] of Object.entries(statuses)) if (answer) responses[status] = response(answer);
     const body = doc.body && ('schema' in doc.body && 'required' in doc.body ? doc.body : { schema: doc.body as v.GenericSchema, required: true });

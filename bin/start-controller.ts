@@ -44,6 +44,7 @@ import { createDashboard } from '../services/settings/dashboard.js';
 import { applySettings, chargeSettingsOf, phaseSwitchModeOf } from '../services/apply-settings.js';
 import { computedValues, createSettings, type Settings } from '../services/settings/index.js';
 import { createSimulator, type Simulator } from '../services/simulator.js';
+import { watchStorage } from '../services/storage-watch.js';
 import { createTransactions, type Transactions } from '../services/transactions.js';
 import { createUsers, type Users } from '../services/users.js';
 import { createWhitelist, type Whitelist } from '../services/whitelist.js';
@@ -191,6 +192,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
   const events = createEventLog({ database, now, logger });
+  const unwatchStorage = watchStorage({ storage: database.storage, events, now });
   const accounts = createAccounts(database, now, { events });
   const initial = await accounts.ensureInitialOperator(config.operatorPassword);
   if (initial) {
@@ -208,7 +210,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
   void network.unavailable(); // asked once, now: a settings write checks it
   const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
-  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger, events });
+  const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, timers: clock, logger, events });
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
@@ -446,6 +448,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await reader.close();
         await networkApplied;
         await events.settled();
+        unwatchStorage();
         await database.close();
         mainLoop.stop();
         logger.info('stopped');

@@ -2,11 +2,13 @@ import { existsSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient as createFileClient, type Client } from '@libsql/client/sqlite3';
+import { sql } from 'drizzle-orm';
 import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import { drizzle } from 'drizzle-orm/libsql/sqlite3';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import Libsql from 'libsql';
 import * as schema from './schema.js';
+import { createStorageState, isStorageFull, type StorageState } from './storage.js';
 
 export type Db = LibSQLDatabase<typeof schema>;
 /** What a write callback receives: the transaction, with the same query API as the database. */
@@ -28,6 +30,8 @@ export interface Database {
    * once they are committed (group commit: see createWriteQueue).
    */
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Whether the file system holding the database has room for writes (db/storage.ts). */
+  readonly storage: StorageState;
   close(): Promise<void>;
 }
 
@@ -109,6 +113,7 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
   return {
     db,
     write: writes.write,
+    storage: writes.storage,
     async close() {
       await writes.close();
       client.close();
@@ -136,8 +141,9 @@ export const GROUP_MAX_WORK_MS = 10;
  * so a power cut never loses a write that was answered, and a request's write stays all-or-nothing. With fsync'd
  * commits (synchronous=FULL) the commit is what costs: a queue of N writes costs one commit, not N.
  */
-export function createWriteQueue(db: Db, options: { afterCommit?: () => void; now?: () => number } = {}) {
-  const { afterCommit = () => {}, now = () => performance.now() } = options;
+export function createWriteQueue(db: Db, options: { afterCommit?: () => void; now?: () => number; wallNow?: () => number } = {}) {
+  const { afterCommit = () => {}, now = () => performance.now(), wallNow = Date.now } = options;
+  const storage = createStorageState(wallNow);
   const pending: PendingWrite[] = [];
   let running: Promise<void> | undefined;
   let closed = false;
@@ -148,8 +154,14 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
     await nextTurn();
     /** The group's writes in order, each with what its work gave: its result, or the error it threw. */
     const group: Array<{ write: PendingWrite; ok: boolean; outcome: unknown }> = [];
+    // While the disk is full, only a commit that wrote something shows there is room again (one that changed
+    // nothing needs none): SQLite's count of changed rows on this connection, before and after the group's work.
+    let wroteRows: boolean | undefined;
+    /** A write of the group refused for want of space (the others may have committed). */
+    let spaceError: unknown;
     try {
       await db.transaction(async (tx) => {
+        const changesBefore = storage.state.fullSince === null ? undefined : await totalChanges(tx);
         const started = now();
         while (pending.length > 0 && group.length < GROUP_MAX_WRITES && (group.length === 0 || now() - started < GROUP_MAX_WORK_MS)) {
           const write = pending.shift()!;
@@ -157,13 +169,18 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
             group.push({ write, ok: true, outcome: await tx.transaction((savepoint) => write.work(savepoint)) });
           } catch (error) {
             group.push({ write, ok: false, outcome: error });
+            if (spaceError === undefined && isStorageFull(error)) spaceError = error;
           }
         }
+        if (changesBefore !== undefined) wroteRows = (await totalChanges(tx)) > changesBefore;
       });
       afterCommit();
+      if (spaceError !== undefined) storage.failed(spaceError);
+      else if (wroteRows !== false) storage.wrote();
       for (const { write, ok, outcome } of group) (ok ? write.resolve : write.reject)(outcome);
     } catch (error) {
       // The group's transaction failed (BEGIN or COMMIT: the disk): none of its writes is durable.
+      storage.failed(error);
       for (const { write, ok, outcome } of group) write.reject(ok ? error : outcome);
     }
   }
@@ -176,6 +193,7 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
   }
 
   return {
+    storage: storage.state,
     /** Runs `work` inside a write transaction, after every earlier write; its changes roll back when it throws. */
     write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
       if (closed) return Promise.reject(new Error('database is closed'));
@@ -190,6 +208,12 @@ export function createWriteQueue(db: Db, options: { afterCommit?: () => void; no
       await running;
     },
   };
+}
+
+/** Rows changed on the transaction's connection so far (SQLite's total_changes()). */
+async function totalChanges(tx: WriteTx): Promise<number> {
+  const [row] = await tx.all<{ n: number }>(sql`SELECT total_changes() AS n`);
+  return Number(row?.n ?? 0);
 }
 
 /**

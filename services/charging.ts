@@ -1,16 +1,17 @@
 import type { SimState } from '../drivers/index.js';
-import type { TagTechnology } from '../drivers/types.js';
+import type { TagTechnology, Timers } from '../drivers/types.js';
 import type { AuthorizationSource, ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
 import type { PairingActor } from '../machines/main-thread.js';
 import type { ChargePoint, SystemState } from './core/system-state.js';
 import type { CoreLink } from './core-link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
-import type { ControllerEvent, EventLog } from './events.js';
+import type { EventLog } from './events.js';
 import type { HmiState } from './core/hmi.js';
 import type { PhaseSwitchMode } from './core/phase-switch-mode.js';
 import type { Logger } from './logger.js';
 import type { Transactions } from './transactions.js';
+import { createTransactionWriter, type TransactionEffect } from './transaction-writer.js';
 import type { Whitelist, WhitelistEntry } from './whitelist.js';
 import { createLimitInputs } from './energy/limit-inputs.js';
 
@@ -19,12 +20,12 @@ export interface ChargingDeps {
   whitelist: Whitelist;
   /** Wall-clock time (transaction durations). */
   now: () => number;
+  /** The controller's timers (the retry of writes the full disk refused). */
+  timers: Timers;
   logger: Logger;
   /** The event log: tags' outcomes, transactions, faults. */
   events: Pick<EventLog, 'record'>;
 }
-
-type TransactionEffect = Extract<FromCore, { type: 'transaction' }>;
 
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
@@ -55,8 +56,7 @@ export function createChargingService(deps: ChargingDeps) {
   const limits = createLimitInputs();
   const watchers = new Set<() => void>();
 
-  // The core's transaction effects are persisted in order (a checkpoint never overtakes its start); failures logged.
-  let queue: Promise<void> = Promise.resolve();
+  const writer = createTransactionWriter({ transactions, events: deps.events, logger, timers: deps.timers });
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(p: Promise<T>): Promise<T> => {
     inFlight.add(p);
@@ -72,44 +72,6 @@ export function createChargingService(deps: ChargingDeps) {
     if (!latest) throw new Error('the charge-point core has not sent its state yet');
     return latest;
   };
-
-  /**
-   * Checkpoints waiting to be written, per transaction: a newer one replaces a waiting one (its figures include the
-   * older ones'), so a slow disk never makes the queue grow, however often the charge cycle changes state.
-   */
-  const waitingCheckpoints = new Map<string, TransactionEffect>();
-
-  function persist(effect: TransactionEffect): void {
-    const { record, at } = effect;
-    if (effect.event === 'start') {
-      const started: ControllerEvent = { kind: 'transaction_started', transactionId: record.id };
-      if (record.tagId !== undefined) started.tagId = record.tagId;
-      if (record.userId !== undefined) started.userId = record.userId;
-      deps.events.record(started, at);
-    } else if (effect.event === 'stop') {
-      const consumptionWh = record.meterStartWh !== null && record.meterLastWh !== null ? Math.max(0, record.meterLastWh - record.meterStartWh) : 0;
-      deps.events.record({ kind: 'transaction_stopped', transactionId: record.id, reason: effect.reason ?? 'Other', consumptionWh }, at);
-    }
-    if (effect.event === 'checkpoint') {
-      const waiting = waitingCheckpoints.has(record.id);
-      waitingCheckpoints.set(record.id, effect);
-      if (waiting) return;
-    }
-    // The stop carries the final figures: a checkpoint still waiting before it has nothing left to add.
-    if (effect.event === 'stop') waitingCheckpoints.delete(record.id);
-    queue = queue
-      .then(async () => {
-        if (effect.event === 'start') await transactions.begin(record);
-        else if (effect.event === 'stop') await transactions.finish(record, { reason: effect.reason ?? 'Other', at });
-        else {
-          const latest = waitingCheckpoints.get(record.id);
-          waitingCheckpoints.delete(record.id);
-          if (latest) await transactions.checkpoint(latest.record);
-        }
-      })
-      .catch((err: unknown) => logger.error({ err }, `transaction ${effect.event} failed`));
-    void track(queue); // the queue ends in the catch above
-  }
 
   async function onTag(uid: string, technology: TagTechnology): Promise<void> {
     linked().send({ type: 'reading', on: true, forMs: READING_DISPLAY_MS });
@@ -228,7 +190,7 @@ export function createChargingService(deps: ChargingDeps) {
       linked().send({ type: 'stopTransaction', reason });
     },
     /** A transaction effect of the core, to persist. */
-    onTransaction: persist,
+    onTransaction: (effect: TransactionEffect) => writer.write(effect),
 
     /**
      * An event the core reports (a tag's outcome, a fault), for the event log. A tag the core refused as unknown
@@ -317,8 +279,12 @@ export function createChargingService(deps: ChargingDeps) {
       do {
         while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
         await linked().request({ type: 'sync' });
+        await writer.settled();
       } while (inFlight.size > 0);
     },
+
+    /** Transaction effects held while the disk is full (services/transaction-writer.ts). */
+    heldEffects: () => writer.held(),
 
     /**
      * Graceful stop: the core completes the running transaction (stop reason Reboot) and puts its outputs into
@@ -327,7 +293,7 @@ export function createChargingService(deps: ChargingDeps) {
     async stop(): Promise<void> {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       await core?.close();
-      await queue;
+      await writer.close();
     },
   };
 }

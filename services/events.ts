@@ -2,6 +2,7 @@ import { and, asc, gte, lte, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { ROLES } from '../db/schema.js';
 import { nextPageTurn, type Database } from '../db/client.js';
+import { isStorageFull } from '../db/storage.js';
 import { TAG_ACCEPTANCES, TAG_REFUSALS as CHARGE_CYCLE_REFUSALS } from '../machines/charge-cycle.js';
 import { events as eventsTable } from '../db/schema.js';
 import type { Logger } from './logger.js';
@@ -50,6 +51,9 @@ export const ControllerEventSchema = v.variant('kind', [
   v.object({ kind: v.literal('nfc_link_up') }),
   v.object({ kind: v.literal('nfc_link_down') }),
   v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
+  // The data directory's file system (services/storage-watch.ts): stored once there is room again.
+  v.object({ kind: v.literal('storage_full') }),
+  v.object({ kind: v.literal('storage_writable'), fullForS: v.number() }),
 ]);
 export type ControllerEvent = v.InferOutput<typeof ControllerEventSchema>;
 export type EventKind = ControllerEvent['kind'];
@@ -116,11 +120,18 @@ export function describeEvent(e: ControllerEvent): string {
       return 'NFC link down';
     case 'backend':
       return `Backend ${e.state}${e.url ? ` (${e.url})` : ''}${e.reason ? `: ${e.reason}` : ''}`;
+    case 'storage_full':
+      return (
+        "The data directory's file system is full: API writes are refused (507) and change nothing; " +
+        'charging goes on, and transactions are stored when there is room again'
+      );
+    case 'storage_writable':
+      return `The data directory's file system has room again after ${e.fullForS} s full: what waited is stored`;
   }
 }
 
 /** Kinds logged above info: a person should look at them (api-overview.md, Sessions: reaching a limit is a warning). */
-const WARNING_KINDS: ReadonlySet<EventKind> = new Set(['login_throttled']);
+const WARNING_KINDS: ReadonlySet<EventKind> = new Set(['login_throttled', 'storage_full', 'storage_writable']);
 
 /** A URL as events show it: scheme, host and path, never a user name, password or query (tokens). */
 export function safeUrl(url: string): string {
@@ -171,18 +182,15 @@ export function createEventLog({ database, now, logger }: { database: Database; 
 
   const write = () => {
     queued = true;
+    /** The events this write takes: back to the waiting ones when it fails, in its statements or at the commit. */
+    let batch: Row[] = [];
     last = database
       .write(async (tx) => {
         queued = false; // events recorded from now on go in the next write
-        const batch = pending;
+        batch = pending;
         pending = [];
-        try {
-          await tx.insert(eventsTable).values(batch);
-          await tx.run(sql`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ${EVENTS_KEPT}`);
-        } catch (err) {
-          pending = [...batch, ...pending].slice(-MAX_PENDING_EVENTS); // kept for the next write
-          throw err;
-        }
+        await tx.insert(eventsTable).values(batch);
+        await tx.run(sql`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ${EVENTS_KEPT}`);
       })
       .then(
         () => {
@@ -191,7 +199,11 @@ export function createEventLog({ database, now, logger }: { database: Database; 
         },
         (err: unknown) => {
           queued = false;
-          logger.error({ err, waiting: pending.length }, 'events could not be stored; they are kept for the next write');
+          const kept = [...batch, ...pending];
+          dropped += Math.max(0, kept.length - MAX_PENDING_EVENTS);
+          pending = kept.slice(-MAX_PENDING_EVENTS); // kept for the next write
+          // A full disk is logged once, as the storage_full event (services/storage-watch.ts), not at every write.
+          if (!isStorageFull(err)) logger.error({ err, waiting: pending.length }, 'events could not be stored; they are kept for the next write');
         },
       );
   };
