@@ -1,3 +1,5 @@
+import { isStorageFull } from '../../db/storage.js';
+import { STORAGE_RETRY_MS } from '../transaction-writer.js';
 import type { AuthorizationStore, IdTagInfo } from './authorization.js';
 import type { OcppContext } from './context.js';
 import type { Outbox, QueuedMessage } from './outbox.js';
@@ -12,6 +14,12 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
   let pumping: Promise<void> | undefined;
   let pumpTimer: unknown;
   let pumpAgain = false;
+  /**
+   * Answers the full disk kept from being recorded, by queue position: applied before the message could be sent
+   * again, so the central system never gets a message twice (a second StartTransaction would open a second
+   * transaction there).
+   */
+  const unrecorded = new Map<number, Record<string, unknown>>();
 
   /** Sends the queued messages in order while accepted (one pump at a time; a new message asks for another round). */
   function pump(): Promise<void> {
@@ -22,7 +30,15 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
     pumping = (async () => {
       do {
         pumpAgain = false;
-        await pumpOnce();
+        try {
+          await pumpOnce();
+        } catch (err) {
+          if (!isStorageFull(err)) throw err;
+          // The disk is full (services/storage-watch.ts says so): the queue goes on when writes succeed again.
+          ctx.cancel(pumpTimer);
+          pumpTimer = ctx.after(STORAGE_RETRY_MS, () => void pump());
+          return;
+        }
       } while (pumpAgain && ctx.isAccepted());
     })().finally(() => (pumping = undefined));
     return pumping;
@@ -32,6 +48,13 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
     while (ctx.isAccepted() && !ctx.closed()) {
       const message = await outbox.head();
       if (!message) return;
+      for (const seq of unrecorded.keys()) if (seq < message.seq) unrecorded.delete(seq); // recorded after all
+      const kept = unrecorded.get(message.seq);
+      if (kept) {
+        await answered(message, kept);
+        unrecorded.delete(message.seq);
+        continue;
+      }
       if (message.notBefore > ctx.now()) {
         ctx.cancel(pumpTimer);
         pumpTimer = ctx.after(message.notBefore - ctx.now(), () => void pump());
@@ -58,7 +81,12 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
         await refused(message, (err as Error).message);
         continue;
       }
-      await answered(message, answer);
+      try {
+        await answered(message, answer);
+      } catch (err) {
+        if (isStorageFull(err)) unrecorded.set(message.seq, answer);
+        throw err;
+      }
     }
   }
 

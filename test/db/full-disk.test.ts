@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STORAGE_RETRY_MS } from '../../services/transaction-writer.js';
 import { KNOWN, startCharger } from '../charging/scenario.js';
+import { expectValidFrames, startOcppCharger, until } from '../ocpp/support.js';
 
 /**
  * A full disk, for real: the data directory on a small tmpfs (mounting needs root, as on the controller and in CI;
@@ -26,8 +27,8 @@ afterAll(() => {
   rmSync(mountPoint, { recursive: true, force: true });
 });
 
-/** Writes a file until the file system is full; answers its path. */
-function fillDisk(): string {
+/** Writes files until the file system is full. */
+function fillDisk(): void {
   const path = join(mountPoint, 'filler');
   const fd = openSync(path, 'w');
   const chunk = Buffer.alloc(64 * 1024, 1);
@@ -47,7 +48,11 @@ function fillDisk(): string {
   } finally {
     closeSync(fd2);
   }
-  return path;
+}
+
+/** Space again. */
+function freeDisk(): void {
+  for (const name of ['filler', 'filler-tail']) rmSync(join(mountPoint, name), { force: true });
 }
 
 describe.skipIf(!mounted)('the data directory full', () => {
@@ -101,8 +106,7 @@ describe.skipIf(!mounted)('the data directory full', () => {
       expect(lines.filter((l) => l.status === 500)).toEqual([]);
 
       // Room again: the held transaction is stored at the next retry, with its energy; writes are taken again.
-      unlinkSync(join(mountPoint, 'filler'));
-      unlinkSync(join(mountPoint, 'filler-tail'));
+      freeDisk();
       await c.step(STORAGE_RETRY_MS);
       expect(c.h.controller.charging.heldEffects()).toBe(0);
       expect(c.h.controller.database.storage.fullSince).toBeNull();
@@ -117,7 +121,50 @@ describe.skipIf(!mounted)('the data directory full', () => {
       const [check] = await c.h.controller.database.db.all<{ integrity_check: string }>(sql`PRAGMA integrity_check`);
       expect(check?.integrity_check).toBe('ok');
     } finally {
+      freeDisk();
       await c.h.stop();
+    }
+  });
+
+  it('OCPP: the central system gets the transaction once, even when the disk filled before its answer was recorded', async () => {
+    const dataDir = join(mountPoint, 'ocpp');
+    mkdirSync(dataDir);
+    const c = await startOcppCharger({ dataDir, whitelist: true });
+    try {
+      // The disk fills while the central system answers StartTransaction: the answer cannot be recorded.
+      c.csms.answer('StartTransaction', () => {
+        fillDisk();
+        return { transactionId: 77, idTagInfo: { status: 'Accepted' } };
+      });
+      await c.online();
+      await c.h.controller.database.db.run(sql`PRAGMA wal_checkpoint(TRUNCATE)`);
+      await c.act('plug');
+      await c.tag(KNOWN);
+      await c.act('charge');
+      await until(c, () => c.csms.calls('StartTransaction').length === 1, 'the StartTransaction');
+      for (let i = 0; i < 3; i++) await c.step(STORAGE_RETRY_MS); // retries while full: nothing is sent again
+      await c.act('unplug');
+      await c.step(STORAGE_RETRY_MS);
+      expect(c.csms.calls('StartTransaction')).toHaveLength(1);
+      expect(c.csms.calls('StopTransaction')).toHaveLength(0);
+
+      freeDisk();
+      await c.step(STORAGE_RETRY_MS);
+      await until(c, () => c.csms.calls('StopTransaction').length === 1, 'the StopTransaction');
+      await c.step(STORAGE_RETRY_MS);
+      const [start] = c.csms.calls('StartTransaction') as Array<{ meterStart: number }>;
+      const stops = c.csms.calls('StopTransaction') as Array<{ transactionId: number; meterStop: number }>;
+      expect(c.csms.calls('StartTransaction')).toHaveLength(1);
+      expect(stops).toHaveLength(1);
+      expect(stops[0]!.transactionId).toBe(77);
+      const [stored] = (await c.api('GET', '/v1/transactions')).json;
+      expect(stops[0]!.meterStop - start!.meterStart).toBe(stored.consumption);
+      expect(stored.consumption).toBeGreaterThan(0);
+      expectValidFrames(c.csms);
+    } finally {
+      freeDisk();
+      await c.h.stop();
+      await c.csms.close();
     }
   });
 });
