@@ -89,11 +89,21 @@ export function createChargingService(deps: ChargingDeps) {
 
   /** The state as /v1/system_state shows it, computed afresh only when something in it changed. */
   let cached: { version: number; second: number; state: SystemState } | undefined;
+  /** The running transaction's start on the monotonic clock: its wall-clock start less the time elapsed when first seen. */
+  let clockStart: { id: string; at: number } | undefined;
+  /** How long the running transaction has run: measured on the monotonic clock, so setting the wall clock changes nothing. */
+  const elapsedMs = (transaction: { transactionId: string; startedAt: number }): number => {
+    if (clockStart?.id !== transaction.transactionId) {
+      clockStart = { id: transaction.transactionId, at: deps.timers.now() - Math.max(0, now() - transaction.startedAt) };
+    }
+    return deps.timers.now() - clockStart.at;
+  };
+
   const chargePoint: ChargePoint = {
     state(): SystemState {
       const { system, transaction } = state();
       // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
-      const second = transaction ? Math.floor((now() - transaction.startedAt) / 1000) : -1;
+      const second = transaction ? Math.floor(elapsedMs(transaction) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
       const shown: SystemState = { ...system };
       if (transaction) {
@@ -104,7 +114,7 @@ export function createChargingService(deps: ChargingDeps) {
           ...(backendId !== undefined ? { backendTransactionId: backendId } : {}),
           ...(details.userId !== undefined ? { userId: details.userId } : {}),
           transactionStart: new Date(startedAt).toISOString(),
-          transactionDuration: Math.max(0, Math.floor((now() - startedAt) / 1000)),
+          transactionDuration: second,
           ...(details.tagId !== undefined ? { tagId: details.tagId } : {}),
           consumption: details.consumption,
           power: details.power,
@@ -147,6 +157,7 @@ export function createChargingService(deps: ChargingDeps) {
     onState(next: CoreState): void {
       latest = next;
       version++;
+      if (next.transaction) elapsedMs(next.transaction); // anchored when it first shows, before any clock change
       for (const id of backendIds.keys()) if (next.transaction?.transactionId !== id) backendIds.delete(id);
       for (const watcher of watchers) {
         try {

@@ -114,6 +114,8 @@ export async function startHarness(
     energyInputs?: EnergyInputs;
     /** The time zone of schedules (default: the process's). */
     timeZone?: string;
+    /** The system's wall clock (default: the manual clock's time; a test sets it apart to play NTP's corrections). */
+    wall?: () => number;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -133,7 +135,7 @@ export async function startHarness(
     logger,
     core: 'thread',
     clock,
-    now: () => clock.now(),
+    now: opts.wall ?? (() => clock.now()),
     showInitialPassword: () => undefined,
     onCoreLost: (reason) => coreLost.push(reason),
     ...(opts.inspect ? { inspect: opts.inspect } : {}),

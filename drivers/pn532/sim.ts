@@ -34,6 +34,7 @@ import { encodeFrame, ACK_FRAME, ERROR_FRAME, FrameDecoder, TFI_CHIP, TFI_HOST, 
 import { CARD_ATS, createCardsInField, PASSIVE_ATTEMPT_MS, SEL_RES_ISO14443_4, TARGET_ACTIVATION_MS, type Card } from './sim-field.js';
 import { Phone, type PhoneField, type SimulatedPhone, type SimulatedPhoneOptions } from './sim-phone.js';
 import { seededRandom } from '../seeded-random.js';
+import { realTimers } from '../timers.js';
 import { createWireDelivery, openSimulatedPort, uartMs, type SimulatedPort, type WireStats } from './sim-wire.js';
 
 export { PHONE_APDU_TIMEOUT_MS, PHONE_MAX_APDU_DATA, PHONE_POLL_MS, TagStatusError, validateCapabilityContainer } from './sim-phone.js';
@@ -60,12 +61,6 @@ const INITIAL_RF_ON = 0x04;
 
 /** Low VBat (after power-on), power-down (target mode, PowerDown) or normal. */
 export type PowerMode = 'low-vbat' | 'power-down' | 'normal';
-
-const realTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => Date.now(),
-};
 
 export interface SimulatedPn532Options {
   /** Wire timing on the real-time clock at this baud rate (the benchmark); instant delivery without. */

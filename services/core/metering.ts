@@ -33,6 +33,20 @@ export function createMetering(deps: MeteringDeps) {
   let active: TransactionRecord | null = null;
   /** Clock time of the active transaction's last checkpoint. */
   let checkpointedAt = 0;
+  /** The clock's time at each transaction's start. */
+  const startClock = new WeakMap<TransactionRecord, number>();
+  /**
+   * A time within `tx`: its start on the wall clock plus the time elapsed since on the monotonic clock. A transaction
+   * keeps the time base it started with, so a wall clock set while it runs (NTP, the central system's time) never
+   * makes it longer, shorter or negative; the next transaction starts on the corrected clock.
+   */
+  const timeOf = (tx: TransactionRecord): number => tx.startedAt + (clock.now() - startClock.get(tx)!);
+  /**
+   * When the last transaction ended (its time base): the next one starts no earlier, so a wall clock set back while
+   * or between them never makes transactions overlap or list out of order (times hold at that end until the clock
+   * passes it; durations stay true).
+   */
+  let lastEndedAt = -Infinity;
 
   // Transaction effects run in order (a checkpoint never overtakes its start), each after a fresh meter reading.
   let queue: Promise<void> = Promise.resolve();
@@ -51,11 +65,11 @@ export function createMetering(deps: MeteringDeps) {
   async function readMeter(tx?: TransactionRecord): Promise<MeterReading | null> {
     try {
       const r = await hardware.meter.read();
-      const at = now();
       lastReading = r;
       meterAnswering = true;
       const counted = tx ?? active;
       if (counted) {
+        const at = timeOf(counted);
         if (counted.meterStartWh === null) {
           counted.meterStartWh = Math.round(r.energyWh);
           counted.meterStartAt = at;
@@ -84,14 +98,14 @@ export function createMetering(deps: MeteringDeps) {
     // Stryker disable next-line StringLiteral: only in the log line of a failed effect, which cannot happen (see enqueue)
     enqueue('transaction checkpoint', async () => {
       await readMeter(tx);
-      deps.transaction('checkpoint', snapshotOf(tx), now());
+      deps.transaction('checkpoint', snapshotOf(tx), timeOf(tx));
     });
   }
 
   function startTransaction(auth: Authorization): void {
     const tx: TransactionRecord = {
       id: randomUUID(),
-      startedAt: now(),
+      startedAt: Math.max(now(), lastEndedAt),
       meterStartWh: null,
       meterStartAt: null,
       meterLastWh: null,
@@ -105,6 +119,7 @@ export function createMetering(deps: MeteringDeps) {
     if (auth.userId !== undefined) tx.userId = auth.userId;
     active = tx;
     checkpointedAt = clock.now();
+    startClock.set(tx, checkpointedAt);
     deps.changed();
     // The start register is a reading taken now, never an older one (energy before the start is not the
     // transaction's); while the meter does not answer, its first answer is.
@@ -120,7 +135,8 @@ export function createMetering(deps: MeteringDeps) {
     if (!tx) return;
     active = null;
     deps.changed();
-    const endedAt = now();
+    const endedAt = timeOf(tx);
+    lastEndedAt = endedAt;
     // Stryker disable next-line StringLiteral: only in the log line of a failed effect, which cannot happen (see enqueue)
     enqueue('transaction stop', async () => {
       await readMeter(tx);

@@ -55,9 +55,12 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
         unrecorded.delete(message.seq);
         continue;
       }
-      if (message.notBefore > ctx.now()) {
+      // notBefore is wall-clock time (it outlives a restart); a wait longer than a refusal can give means the clock
+      // was set back since (NTP): the message is due now, not hours later.
+      const waitMs = message.notBefore - ctx.now();
+      if (waitMs > 0 && waitMs <= ctx.setting('OcppTransactionMessageRetryInterval') * 1000 * message.attempts) {
         ctx.cancel(pumpTimer);
-        pumpTimer = ctx.after(message.notBefore - ctx.now(), () => void pump());
+        pumpTimer = ctx.after(waitMs, () => void pump());
         return;
       }
       const payload = JSON.parse(message.payload) as Record<string, unknown>;
