@@ -28,6 +28,7 @@ const CHARGE_POINT_TESTS = [
   'test/api/events.test.ts',
   'test/charging/pairing.test.ts',
   'test/charging/cycle.test.ts',
+  'test/charging/clock-jump.test.ts',
 ];
 
 /** Each target and the test files that exercise it, fastest first (run.mjs runs them in this order). */
