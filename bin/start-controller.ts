@@ -24,6 +24,7 @@ import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/in
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
+import { openTodayStore } from '../services/energy/today-store.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
@@ -301,6 +302,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
   const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
   settings.onChange(() => site.configure());
+  const todayStore = await openTodayStore({ database, now, timeZone: options.timeZone, logger });
   const energy = createEnergyManager({
     clock,
     now,
@@ -314,6 +316,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     site: options.siteLink ?? site,
     logger,
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    todayStore,
   });
   // Energy management as shown and steered (tests may show a double instead).
   const energyControl: EnergyControl = options.energy ?? energy;
@@ -440,6 +443,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         energy.stop();
         await charging.stop();
+        await todayStore.flush();
         await site.stop(); // after the charge stopped: the peers may use its share at once
         nfc.stop();
         root.stop();
