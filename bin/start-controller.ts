@@ -18,7 +18,7 @@ import { createChargingService, type ChargingService } from '../services/chargin
 import { createWallClock, realClock, type Clock } from '../services/core/clock.js';
 import type { Config } from '../services/config.js';
 import { startCoreLink, type CoreEvent } from '../services/core-link.js';
-import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
+import { CORE_SYSTEM_ID, type GridReading } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
@@ -249,8 +249,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
   const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
   let coreObserver: ((record: InspectRecord) => void) | undefined;
+  /** The core's readings of the grid meter and the ripple-control contact, for the energy inputs (set up below). */
+  let gridReadings: ((reading: GridReading) => void) | undefined;
   onCoreEvent = (event) => {
     switch (event.type) {
+      case 'gridPower':
+      case 'rippleContact':
+        return gridReadings?.(event);
       case 'state':
         charging.onState(event.state);
         coreSnapshots.set('chargeCycle', event.state.chargeCycle);
@@ -298,7 +303,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
-  const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
+  const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter, core });
+  gridReadings = (reading) => energyInputs.inputs.fromCore(reading);
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
   const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
   settings.onChange(() => site.configure());
