@@ -2,6 +2,10 @@ import { createSdm630GridMeter } from '../../drivers/meter/grid-meter.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import type { CoreLog } from './log.js';
 import type { GridInputsConfig, GridReading } from './protocol.js';
+import { POLL_INTERVAL_MS } from './supervision.js';
+
+/** The grid meter is read about this often: after each periodic read of the charging meter, one read at a time. */
+export const GRID_METER_INTERVAL_MS = POLL_INTERVAL_MS;
 
 /**
  * The energy inputs wired to the core's hardware (docs/energy.md, Inputs): the grid meter, an SDM630 on the charging

@@ -7,11 +7,7 @@ import type { EnergyInputs } from './contracts.js';
 import { GRID_OPERATOR_SOURCES, GRID_POWER_SOURCES } from './input-settings.js';
 import { parseGridOperatorLimit, parseGridPower, payloadJson } from './input-formats.js';
 
-/**
- * The grid meter is read about this often: the core asks it after each periodic read of the charging meter
- * (services/core/supervision.ts POLL_INTERVAL_MS), the next read only after the answer to the last.
- */
-export const GRID_METER_INTERVAL_MS = 1_000;
+export { GRID_METER_INTERVAL_MS } from '../core/grid-inputs.js';
 /**
  * The time of a grid-operator input that has sent nothing since it was chosen (or since the start): long ago, so
  * the allocator applies the failsafe at once. A controller that restarts must not lift a dimming it cannot see yet.
@@ -89,10 +85,10 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
     const json = JSON.stringify(config);
     if (json === coreConfig) return;
     coreConfig = json;
-    if (deps.core) deps.core.configure(config);
-    else if (config.meterAddress !== null)
+    if (deps.core) return deps.core.configure(config);
+    if (config.meterAddress !== null)
       logger.warn({}, 'GridPowerSource is the grid meter, but this controller has no charge-point core to read it: no grid power');
-    else if (config.rippleContact)
+    if (config.rippleContact)
       logger.warn({}, 'GridOperatorSource is the ripple-control contact, but this controller has no charge-point core to read it: the failsafe limit applies');
   };
 
