@@ -18,12 +18,13 @@ import { createChargingService, type ChargingService } from '../services/chargin
 import { createWallClock, realClock, type Clock } from '../services/core/clock.js';
 import type { Config } from '../services/config.js';
 import { startCoreLink, type CoreEvent } from '../services/core-link.js';
-import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
+import { CORE_SYSTEM_ID, type GridReading } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
+import { openTodayStore } from '../services/energy/today-store.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
@@ -250,8 +251,13 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
   const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
   let coreObserver: ((record: InspectRecord) => void) | undefined;
+  /** The core's readings of the grid meter and the ripple-control contact, for the energy inputs (set up below). */
+  let gridReadings: ((reading: GridReading) => void) | undefined;
   onCoreEvent = (event) => {
     switch (event.type) {
+      case 'gridPower':
+      case 'rippleContact':
+        return gridReadings?.(event);
       case 'state':
         charging.onState(event.state);
         coreSnapshots.set('chargeCycle', event.state.chargeCycle);
@@ -299,10 +305,12 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
   const chargeControl = createChargeControl(charging);
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
-  const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
+  const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter, core });
+  gridReadings = (reading) => energyInputs.inputs.fromCore(reading);
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
   const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
   settings.onChange(() => site.configure());
+  const todayStore = await openTodayStore({ database, now, timeZone: options.timeZone, logger });
   const energy = createEnergyManager({
     clock,
     now,
@@ -316,6 +324,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     site: options.siteLink ?? site,
     logger,
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    todayStore,
   });
   // Energy management as shown and steered (tests may show a double instead).
   const energyControl: EnergyControl = options.energy ?? energy;
@@ -442,6 +451,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         await backend.close(); // nothing more is sent: what the stop below queues waits for the next start
         energy.stop();
         await charging.stop();
+        await todayStore.flush();
         await site.stop(); // after the charge stopped: the peers may use its share at once
         nfc.stop();
         root.stop();

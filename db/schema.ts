@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 import { ROLES } from './roles.js';
 
@@ -196,3 +196,16 @@ export const events = sqliteTable(
   },
   (t) => [index('events_by_time').on(t.at)],
 );
+
+/**
+ * Today's energy into the vehicle by origin (services/energy/today-store.ts): one row (`id` 1), the local day it
+ * belongs to (YYYY-MM-DD in the controller's time zone) and the figures in Wh. Written on a transaction's end, at
+ * most every few minutes while charging and at a day change while charging; read at start when it is the same day.
+ */
+export const energyToday = sqliteTable('energy_today', {
+  id: integer('id').primaryKey(),
+  day: text('day').notNull(),
+  solarWh: real('solar_wh').notNull(),
+  gridWh: real('grid_wh').notNull(),
+  savedAt: integer('saved_at').notNull(),
+});

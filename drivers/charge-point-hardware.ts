@@ -5,6 +5,8 @@
 import type { ChargePointHardware, Timers } from './types.js';
 import type { RpiPins } from './pins.js';
 import { createSimulatedHardware, type SimulatedPlant } from './sim/plant.js';
+import { createSimulatedSite, type SimulatedSite } from './sim/site.js';
+import type { LinePowers } from './sim/day-profiles.js';
 import { checkDistinctPins, DEFAULT_RPI_PINS } from './pins.js';
 import { realTimers } from './timers.js';
 
@@ -42,6 +44,8 @@ export interface ChargePointHardwareOptions {
   pins?: RpiPins;
   /** The SDM630 on this port; rpi: DEFAULT_METER_PORT when unset; sim: the simulated meter when unset. */
   meter?: MeterPortOptions | undefined;
+  /** sim: the simulated grid meter's Modbus address now (the setting GridMeterAddress; 2 when unset). */
+  gridMeterAddress?: () => number;
   /** rpi: DS18B20 `temperature` file (default: the first 28-* device). */
   temperatureSensorPath?: string | undefined;
 }
@@ -54,10 +58,10 @@ export interface ChargePointHardwareOptions {
 export async function createChargePointHardware(
   backend: HardwareBackend,
   options: ChargePointHardwareOptions,
-): Promise<{ hardware: ChargePointHardware; plant?: SimulatedPlant }> {
+): Promise<{ hardware: ChargePointHardware; plant?: SimulatedPlant; site?: SimulatedSite }> {
   const phases = options.phases ?? 3;
   if (backend === 'sim') {
-    const sim = createSimulatedHardware({
+    const plant = createSimulatedHardware({
       now: options.now,
       timers: options.timers ?? realTimers,
       phases,
@@ -65,6 +69,24 @@ export async function createChargePointHardware(
       phaseSwitch: options.pins?.phaseSwitch !== undefined,
       ...(options.voltageV ? { voltageV: options.voltageV } : {}),
     });
+    // The site around it (house, PV, the grid meter on the bus, the ripple-control contact), the EV's power from the
+    // plant; the controller's simulator sets its day and loads (SiteConfiguration).
+    const voltageV = options.voltageV ?? 230;
+    const site = createSimulatedSite({
+      now: options.now,
+      evPowerW: () => {
+        const { currentsA } = plant.plant.state();
+        return [0, 1, 2].map((i) => (currentsA[i] ?? 0) * voltageV) as LinePowers;
+      },
+      // The twin is at the address the controller's settings give (GridMeterAddress), as the main thread's was.
+      gridMeterAddress: options.gridMeterAddress ?? (() => 2),
+      voltageV,
+    });
+    const sim = {
+      plant: plant.plant,
+      site,
+      hardware: { ...plant.hardware, gridMeterBus: site.gridMeter, rippleContact: site.rippleContact },
+    };
     if (!options.meter) return sim;
     // A real meter on a PC (METER_PORT with HARDWARE=sim): it measures whatever it is wired to.
     const { openSdm630Meter } = await import('./meter/sdm630.js');
@@ -72,6 +94,7 @@ export async function createChargePointHardware(
     const closeSim = sim.hardware.close.bind(sim.hardware);
     return {
       plant: sim.plant,
+      site,
       hardware: {
         ...sim.hardware,
         meter,

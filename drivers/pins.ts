@@ -10,6 +10,8 @@ export interface RpiPins {
   lockFeedback?: number | undefined;
   /** The phase contactor of 1-/3-phase switching (high = three phases); none: no phase switching. */
   phaseSwitch?: number | undefined;
+  /** The ripple-control receiver's potential-free contact (input with pull-up; closed = dimmed); none: not wired. */
+  rippleContact?: number | undefined;
   buzzer: number;
   /** Red, green, blue. */
   leds: readonly [number, number, number];
@@ -34,6 +36,7 @@ export function pinUses(pins: RpiPins): { use: string; pin: number }[] {
     { use: 'cable lock', pin: pins.lock },
     ...(pins.lockFeedback === undefined ? [] : [{ use: 'cable lock feedback', pin: pins.lockFeedback }]),
     ...(pins.phaseSwitch === undefined ? [] : [{ use: 'phase contactor', pin: pins.phaseSwitch }]),
+    ...(pins.rippleContact === undefined ? [] : [{ use: 'ripple-control contact', pin: pins.rippleContact }]),
     { use: 'buzzer', pin: pins.buzzer },
     ...pins.leds.map((pin, i) => ({ use: `LED ${'RGB'[i]}`, pin })),
   ];

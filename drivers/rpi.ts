@@ -7,6 +7,7 @@ import { createRpiCableLock } from './cable-lock/rpi.js';
 import { createRpiBuzzer } from './buzzer/rpi.js';
 import { createRpiLeds } from './leds/rpi.js';
 import { createDs18b20 } from './temperature/ds18b20.js';
+import { createContactInput } from './gpio/contact-input.js';
 import type { Sdm630Meter } from './meter/sdm630.js';
 
 export interface RpiHardwareOptions {
@@ -30,6 +31,8 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
   const cableLock = createRpiCableLock(pigpio, { pin: pins.lock, feedbackPin: pins.lockFeedback });
   const buzzer = createRpiBuzzer(pigpio, { pin: pins.buzzer });
   const leds = createRpiLeds(pigpio, { pins: pins.leds });
+  const rippleContact = pins.rippleContact === undefined ? undefined : createContactInput(pigpio, pins.rippleContact, 'ripple-control contact');
+  const meterBus = 'bus' in options.meter ? options.meter.bus : undefined;
   let closed = false;
   return {
     pilot,
@@ -37,6 +40,8 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
     ...(phaseContactor ? { phaseContactor } : {}),
     cableLock,
     meter: options.meter,
+    ...(meterBus ? { gridMeterBus: meterBus } : {}),
+    ...(rippleContact ? { rippleContact } : {}),
     buzzer,
     leds,
     temperature: createDs18b20({ path: options.temperatureSensorPath }),
@@ -49,6 +54,7 @@ export function createRpiHardware(pigpio: Pigpio, options: RpiHardwareOptions): 
       cableLock.close();
       buzzer.close();
       leds.close();
+      rippleContact?.close();
       await options.meter.close?.();
       pigpio.terminate?.();
     },

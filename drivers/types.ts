@@ -1,3 +1,6 @@
+import type { ContactInput } from './gpio/contact-input.js';
+import type { ModbusLink } from './meter/grid-meter.js';
+
 /**
  * The device interfaces the firmware drives. Every device has a real implementation (HARDWARE=rpi) and a simulated
  * twin (HARDWARE=sim) behind the same interface. Drivers move signals and bytes; they hold no charging rules (when to
@@ -131,6 +134,13 @@ export interface ChargePointHardware {
   phaseContactor?: Contactor;
   cableLock: CableLock;
   meter: EnergyMeter;
+  /**
+   * The charging meter's RS-485 bus, for the grid meter (an SDM630 at its own address): one exchange at a time, behind
+   * the charging meter's requests; absent where the backend has none.
+   */
+  gridMeterBus?: ModbusLink;
+  /** The ripple-control receiver's contact (GPIO_RIPPLE_CONTACT); absent where none is wired. */
+  rippleContact?: ContactInput;
   buzzer: Buzzer;
   leds: Leds;
   temperature: TemperatureSensor;

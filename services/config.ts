@@ -52,6 +52,8 @@ const EnvSchema = v.object({
   GPIO_LOCK_FEEDBACK: v.optional(gpioPin),
   // The phase contactor of 1-/3-phase switching; unset: none. With HARDWARE=sim it installs the simulated one.
   GPIO_PHASE_SWITCH: v.optional(gpioPin),
+  // The ripple-control receiver's contact (GridOperatorSource); unset: none. HARDWARE=sim uses the simulated site's.
+  GPIO_RIPPLE_CONTACT: v.optional(gpioPin),
   GPIO_BUZZER: v.optional(gpioPin, '22'),
   GPIO_LEDS: v.optional(gpioPins<RpiPins['leds']>(3, 'red, green, blue'), '23,24,25'),
   METER_PORT: v.optional(absolutePath('/dev/ttyUSB0')),
@@ -90,6 +92,7 @@ const PIN_VARIABLES = [
   'GPIO_LOCK',
   'GPIO_LOCK_FEEDBACK',
   'GPIO_PHASE_SWITCH',
+  'GPIO_RIPPLE_CONTACT',
   'GPIO_BUZZER',
   'GPIO_LEDS',
 ] as const;
@@ -193,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
       lock: e.GPIO_LOCK,
       lockFeedback: e.GPIO_LOCK_FEEDBACK,
       phaseSwitch: e.GPIO_PHASE_SWITCH,
+      rippleContact: e.GPIO_RIPPLE_CONTACT,
       buzzer: e.GPIO_BUZZER,
       leds: e.GPIO_LEDS,
     },

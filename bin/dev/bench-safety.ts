@@ -14,6 +14,8 @@
  *       writes going on;
  *   (d) the largest requests the API takes (1,000 maximal pairs, 1,000 tags, the full history), each alone: how long
  *       one request holds the main thread (target < 50 ms).
+ * In every case the core also reads the (simulated) grid meter after each charging-meter read and watches the
+ * ripple-control contact (GridPowerSource, GridOperatorSource), as an installation with solar and §14a control does.
  * Prints max and p99.9 reaction per case, the API's p99 in (b) (full-history lists apart) and the controller's
  * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms and RSS < 90 MB in (b).
  */
@@ -191,6 +193,9 @@ export async function benchSafety(root: string): Promise<boolean> {
         params: [
           { key: 'FreeCharging', value: 1 },
           { key: 'RFIDMode', value: 1 },
+          // The core also reads the grid meter after each charging-meter read and watches the ripple-control contact.
+          { key: 'GridPowerSource', value: 1 },
+          { key: 'GridOperatorSource', value: 3 },
         ],
       }),
     });

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EnergyMeter, MeterReading } from '../types.js';
+import type { ModbusLink } from './grid-meter.js';
 import { ModbusError, parseReadInputRegisters, READ_INPUT_REGISTERS, readInputRegistersRequest, responseLength } from './modbus.js';
 
 /** SDM630 input registers read by the driver (each value an IEEE-754 float, big-endian, in two registers). */
@@ -37,11 +38,21 @@ export interface Sdm630Options {
   baudRate?: number;
 }
 
-export type Sdm630Meter = EnergyMeter & { close(): Promise<void> };
+/**
+ * The charging meter with its bus: `bus` exchanges another device's "read input registers" request (the grid meter)
+ * on the same port, queued with the meter's own requests (one outstanding at a time), waiting at most
+ * BUS_EXCHANGE_TIMEOUT_MS for the answer, so it holds the bus for less than a meter request does.
+ */
+export type Sdm630Meter = EnergyMeter & { bus: ModbusLink; close(): Promise<void> };
 
 export const DEFAULT_METER_TIMEOUT_MS = 500;
+/**
+ * Another device's exchange on the bus waits at most this long (ms): an SDM630 answers within about 100 ms at 9600
+ * baud, and a silent device must not hold the charging meter's next request for long.
+ */
+export const BUS_EXCHANGE_TIMEOUT_MS = 200;
 
-type Pending = { count: number; resolve: (data: Buffer) => void; reject: (err: Error) => void; timer: NodeJS.Timeout };
+type Pending = { address: number; finish: (frame: Buffer) => Buffer; resolve: (data: Buffer) => void; reject: (err: Error) => void; timer: NodeJS.Timeout };
 
 /**
  * Eastron SDM630 over Modbus RTU. A `read()` sends three "read input registers" requests (phase currents, total
@@ -77,9 +88,9 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
     if (!pending) return; // nothing asked: a late or stray answer
     rx = Buffer.concat([rx, chunk]);
     try {
-      const length = responseLength(rx, address, READ_INPUT_REGISTERS);
+      const length = responseLength(rx, pending.address, READ_INPUT_REGISTERS);
       if (length === undefined || rx.length < length) return;
-      finish(undefined, parseReadInputRegisters(rx.subarray(0, length), address, pending.count));
+      finish(undefined, pending.finish(rx.subarray(0, length)));
     } catch (err) {
       finish(err as Error);
     }
@@ -95,21 +106,32 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
           port.open((err) => (err ? reject(new ModbusError(`meter serial port cannot be opened: ${err.message}`, { cause: err })) : resolve())),
         );
 
-  const transact = async (start: number, count: number): Promise<Buffer> => {
+  const register = (request: Buffer) => request.readUInt16BE(2).toString(16).padStart(4, '0');
+  /** One request on the bus; `finishFrame` checks the answer frame. */
+  const exchange = async (request: Buffer, to: number, timeout: number, finishFrame: (frame: Buffer) => Buffer): Promise<Buffer> => {
     const wait = lastFrameEnd + gapMs - performance.now();
     if (wait > 0) await sleep(wait);
-    const request = readInputRegistersRequest(address, start, count);
     return new Promise<Buffer>((resolve, reject) => {
       rx = Buffer.alloc(0);
       const timer = setTimeout(
-        () => finish(new ModbusError(`meter did not answer within ${timeoutMs} ms (register 0x${start.toString(16).padStart(4, '0')})`)),
-        timeoutMs,
+        () =>
+          finish(new ModbusError(`${to === address ? 'meter' : `Modbus device ${to}`} did not answer within ${timeout} ms (register 0x${register(request)})`)),
+        timeout,
       );
-      pending = { count, resolve, reject, timer };
+      pending = { address: to, finish: finishFrame, resolve, reject, timer };
       port.write(request, (err) => {
         if (err) finish(new ModbusError(`meter serial port write failed: ${err.message}`, { cause: err }));
       });
     });
+  };
+  const transact = (start: number, count: number): Promise<Buffer> =>
+    exchange(readInputRegistersRequest(address, start, count), address, timeoutMs, (frame) => parseReadInputRegisters(frame, address, count));
+
+  /** Work on the bus, after every earlier request. */
+  const queued = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => {});
+    return result;
   };
 
   const floats = (data: Buffer) => Array.from({ length: data.length / 4 }, (_, i) => data.readFloatBE(i * 4));
@@ -127,10 +149,16 @@ export function createSdm630Meter(port: SerialPortLike, options: Sdm630Options =
   };
 
   return {
-    read() {
-      const result = queue.then(readAll);
-      queue = result.catch(() => {});
-      return result;
+    read: () => queued(readAll),
+    bus: {
+      exchange(request, to) {
+        return queued(async () => {
+          if (closed) throw new ModbusError('meter driver closed');
+          await ensureOpen();
+          // The raw answer frame: the other device's driver checks it (CRC, length, exception).
+          return exchange(request, to, BUS_EXCHANGE_TIMEOUT_MS, (frame) => Buffer.from(frame));
+        });
+      },
     },
     async close() {
       closed = true;

@@ -5,6 +5,7 @@
  * `now()`, so a test clock gives exact results.
  */
 import { Listeners } from '../listeners.js';
+import type { Unsubscribe } from '../types.js';
 import type { ContactInput } from '../gpio/contact-input.js';
 import { createSimulatedSdm630, type SimulatedSdm630 } from './sdm630-device.js';
 import { DAY_PROFILES, houseLoadW, pvPowerW, type DayProfile, type LinePowers } from './day-profiles.js';
@@ -34,12 +35,29 @@ export interface SiteState {
   rippleContactClosed: boolean;
 }
 
+/**
+ * What the site is set to (the day, when it was set, the house step, the contact): the charge-point core's twin of
+ * the site, whose grid meter and contact the core reads, is given the controller's with `configure`.
+ */
+export interface SiteConfiguration {
+  day: SimDay;
+  /** When the day was set (the `now()` clock, ms). */
+  dayStartedAt: number;
+  houseStepW: LinePowers;
+  rippleContactClosed: boolean;
+}
+
 export interface SimulatedSite {
   setDay(day: Partial<SimDay>): void;
   /** An extra house load per line (W, 0..30,000 each): a step of the house load. */
   setHouseStep(watts: LinePowers): void;
   setRippleContact(closed: boolean): void;
   state(): SiteState;
+  configuration(): SiteConfiguration;
+  /** Takes another site's configuration (checked by the caller: the core's protocol). */
+  configure(configuration: SiteConfiguration): void;
+  /** Called after every change of the configuration. */
+  onConfigured(listener: (configuration: SiteConfiguration) => void): Unsubscribe;
   /** The grid meter's twin (an SDM630 at `gridMeterAddress`). */
   gridMeter: SimulatedSdm630;
   /** The ripple-control receiver's contact. */
@@ -73,6 +91,14 @@ export function createSimulatedSite(options: SimulatedSiteOptions): SimulatedSit
   let houseStepW: LinePowers = [0, 0, 0];
   let contactClosed = false;
   const contactListeners = new Listeners<[boolean]>();
+  const configuredListeners = new Listeners<[SiteConfiguration]>();
+  const configuration = (): SiteConfiguration => ({ day: { ...day }, dayStartedAt, houseStepW: [...houseStepW], rippleContactClosed: contactClosed });
+  const configured = () => configuredListeners.emit(configuration());
+  const setContact = (closed: boolean) => {
+    if (closed === contactClosed) return;
+    contactClosed = closed;
+    contactListeners.emit(closed);
+  };
 
   const hour = () => (((day.startHour + ((now() - dayStartedAt) * day.speed) / HOUR_MS) % 24) + 24) % 24;
   const measure = () => {
@@ -103,6 +129,7 @@ export function createSimulatedSite(options: SimulatedSiteOptions): SimulatedSit
       if (next.startHour === undefined) merged.startHour = hour();
       day = merged;
       dayStartedAt = now();
+      configured();
     },
     setHouseStep(watts) {
       check(
@@ -110,13 +137,21 @@ export function createSimulatedSite(options: SimulatedSiteOptions): SimulatedSit
         `the house step must be three numbers of W from 0 to ${MAX_HOUSE_STEP_W}`,
       );
       houseStepW = [watts[0], watts[1], watts[2]];
+      configured();
     },
     setRippleContact(closed) {
       check(typeof closed === 'boolean', 'closed must be true or false');
-      if (closed === contactClosed) return;
-      contactClosed = closed;
-      contactListeners.emit(closed);
+      setContact(closed);
+      configured();
     },
+    configuration,
+    configure(c) {
+      day = { ...c.day };
+      dayStartedAt = c.dayStartedAt;
+      houseStepW = [...c.houseStepW];
+      setContact(c.rippleContactClosed);
+    },
+    onConfigured: (listener) => configuredListeners.add(listener),
     state() {
       const { h, houseW, pvW, evW, gridW } = measure();
       return { day: { ...day, hour: h }, houseW, houseStepW: [...houseStepW], pvW, evW, gridW, rippleContactClosed: contactClosed };

@@ -8,7 +8,8 @@ import { createOutputs } from './outputs.js';
 import { createPhaseSwitching } from './phase-switching.js';
 import type { PhaseSwitchMode } from './phase-switch-mode.js';
 import type { PhaseCount } from '../../machines/phase-switch.js';
-import type { Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
+import type { GridReading, Reaction, ReportedEvent, TransactionRecord } from './protocol.js';
+import { createGridInputs } from './grid-inputs.js';
 import { createSafetyMonitor } from './safety.js';
 import { createStateView } from './state-view.js';
 import { createSupervision, PILOT_DEBOUNCE_MS } from './supervision.js';
@@ -37,6 +38,8 @@ export interface ChargePointDeps {
   report(event: ReportedEvent): void;
   /** Something the state shows changed. */
   changed(): void;
+  /** A reading of the energy inputs on this hardware (grid-inputs.ts), for the main thread. */
+  gridReading?(reading: GridReading): void;
 }
 
 /**
@@ -79,12 +82,21 @@ export function createChargePoint(deps: ChargePointDeps) {
     deps.changed();
   };
   const metering = createMetering({ hardware, clock, now, log, transaction: deps.transaction, changed, track });
+  const grid = createGridInputs({ hardware, log, track, post: (reading) => deps.gridReading?.(reading) });
   const supervision = createSupervision({
     hardware,
     clock,
     cycle,
     safety,
-    metering,
+    // The grid meter's turn on the bus comes right after each periodic read of the charging meter.
+    metering: {
+      readMeter: async (tx) => {
+        const reading = await metering.readMeter(tx);
+        grid.afterMeterRead();
+        return reading;
+      },
+      checkpointIfDue: metering.checkpointIfDue,
+    },
     debounceMs: deps.pilotDebounceMs ?? PILOT_DEBOUNCE_MS,
     changed,
     track,
@@ -141,6 +153,8 @@ export function createChargePoint(deps: ChargePointDeps) {
     chargeActions,
     /** The 1-/3-phase switch: its effects, limits, mode and wish (phase-switching.ts). */
     phases,
+    /** The grid meter and the ripple-control contact on this hardware (grid-inputs.ts). */
+    grid,
     state: view.state,
     setReading,
 
@@ -196,6 +210,7 @@ export function createChargePoint(deps: ChargePointDeps) {
       stopped = true;
       for (const u of unsubscribers) u();
       supervision.stop();
+      grid.stop();
       clock.clearTimeout(readingTimer);
       outputs.safeOutputs();
       await metering.stop();

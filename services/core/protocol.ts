@@ -7,6 +7,8 @@
 import * as v from 'valibot';
 import type { StateValue } from 'xstate';
 import { ALTERNATE_MS_RANGE, SIM_FAULTS, type SimState } from '../../drivers/sim/plant.js';
+import { DAY_PROFILES } from '../../drivers/sim/day-profiles.js';
+import { MAX_HOUSE_STEP_W, PEAK_RANGE, SPEED_RANGE, type SiteConfiguration } from '../../drivers/sim/site.js';
 import {
   AUTHORIZATION_SOURCES,
   BLOCKING_FAULTS,
@@ -66,6 +68,30 @@ const SimCommandSchema = v.variant('op', [
 ]);
 export type SimCommand = v.InferOutput<typeof SimCommandSchema>;
 
+/** The energy inputs on the core's hardware to read (services/core/grid-inputs.ts): the grid meter's address (null: none), the contact. */
+const GridInputsConfigSchema = v.strictObject({ meterAddress: v.nullable(int(1, 247)), rippleContact: v.boolean() });
+export type GridInputsConfig = v.InferOutput<typeof GridInputsConfigSchema>;
+
+const SimDaySchema = v.strictObject({
+  profile: v.picklist(['off', ...DAY_PROFILES]),
+  speed: v.pipe(finite, v.minValue(SPEED_RANGE[0]), v.maxValue(SPEED_RANGE[1])),
+  startHour: v.pipe(
+    finite,
+    v.minValue(0),
+    v.check((hour) => hour < 24, 'must be below 24'),
+  ),
+  peakW: v.pipe(finite, v.minValue(PEAK_RANGE[0]), v.maxValue(PEAK_RANGE[1])),
+  seed: int(0, 0xffffffff),
+});
+const housePower = v.pipe(finite, v.minValue(0), v.maxValue(MAX_HOUSE_STEP_W));
+/** The simulated site as the controller's simulator set it, for the core's twin (drivers/sim/site.ts). */
+const SiteConfigurationSchema = v.strictObject({
+  day: SimDaySchema,
+  dayStartedAt: finite,
+  houseStepW: v.tuple([housePower, housePower, housePower]),
+  rippleContactClosed: v.boolean(),
+}) satisfies v.GenericSchema<SiteConfiguration>;
+
 /** Main thread → core. */
 export const ToCoreSchema = v.variant('type', [
   /** The main thread is alive (sent every HEARTBEAT_MS). */
@@ -81,6 +107,10 @@ export const ToCoreSchema = v.variant('type', [
   v.strictObject({ type: v.literal('loadLimit'), amps: v.nullable(v.pipe(finite, v.minValue(0), v.maxValue(80))) }),
   /** 1-/3-phase switching: the mode (setting PhaseSwitchMode) and the allocator's preferred phase count (null: none). */
   v.strictObject({ type: v.literal('phases'), mode: v.optional(v.picklist(PHASE_SWITCH_MODES)), wanted: v.optional(v.nullable(v.picklist([1, 3]))) }),
+  /** The energy inputs to read on the core's hardware (the settings GridPowerSource, GridMeterAddress, GridOperatorSource). */
+  v.strictObject({ type: v.literal('gridInputs'), config: GridInputsConfigSchema }),
+  /** The simulated site's configuration (HARDWARE=sim): the core's twin follows the simulator's. */
+  v.strictObject({ type: v.literal('site'), site: SiteConfigurationSchema }),
   /** `Reading card` on the LEDs: while `on` (the NFC link), or for `forMs` (an RFID read). */
   v.strictObject({ type: v.literal('reading'), on: v.boolean(), forMs: v.optional(int(1, 60_000)) }),
   /** Buzzer feedback the main thread's actors name (pairing). */
@@ -208,8 +238,16 @@ const ReportedEventSchema = v.variant('kind', [
 ]);
 export type ReportedEvent = v.InferOutput<typeof ReportedEventSchema>;
 
+/** A reading of the energy inputs on the core's hardware: the grid meter's power per line (null: it stopped answering), the contact. */
+const GridReadingSchema = v.variant('type', [
+  v.strictObject({ type: v.literal('gridPower'), powerW: v.nullable(v.tuple([finite, finite, finite])), error: v.optional(text(500)) }),
+  v.strictObject({ type: v.literal('rippleContact'), closed: v.boolean() }),
+]);
+export type GridReading = v.InferOutput<typeof GridReadingSchema>;
+
 /** Core → main thread. */
 export const FromCoreSchema = v.variant('type', [
+  ...GridReadingSchema.options,
   /** The hardware could be loaded (HARDWARE=rpi: pigpio initialised); the core waits for `start`. */
   v.strictObject({ type: v.literal('hardware') }),
   /** The hardware could not be loaded: the controller does not start. */

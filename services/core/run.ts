@@ -3,6 +3,7 @@ import { createActor, type AnyActorRef, type InspectionEvent } from 'xstate';
 import { createChargePointHardware, type HardwareBackend, type MeterPortOptions } from '../../drivers/charge-point-hardware.js';
 import type { RpiPins } from '../../drivers/pins.js';
 import type { SimulatedPlant } from '../../drivers/sim/plant.js';
+import type { SimulatedSite } from '../../drivers/sim/site.js';
 import type { ChargePointHardware } from '../../drivers/types.js';
 import { chargeCycleMachine } from '../../machines/charge-cycle.js';
 import { coreMachine, type ChargeCycleActor, type PhaseSwitchActor } from '../../machines/core.js';
@@ -156,12 +157,14 @@ export function runCore(port: CorePort, init: CoreInit, local: CoreLocal = {}): 
       pins: init.pins,
       meter: init.meter,
       temperatureSensorPath: init.temperatureSensorPath,
+      gridMeterAddress: () => running?.chargePoint.grid.meterAddress() ?? 2,
     });
     const hardware = local.wrapHardware ? local.wrapHardware(devices.hardware, clock) : devices.hardware;
     const plant = local.withoutPlant ? undefined : devices.plant;
     return startRunning({
       hardware,
       plant,
+      site: local.withoutPlant ? undefined : devices.site,
       clock,
       now,
       log,
@@ -204,6 +207,7 @@ interface Running {
 function startRunning(o: {
   hardware: ChargePointHardware;
   plant: SimulatedPlant | undefined;
+  site: SimulatedSite | undefined;
   clock: Clock;
   now: () => number;
   log: CoreLog;
@@ -237,6 +241,7 @@ function startRunning(o: {
     transaction: (event, record, at, reason) => post({ type: 'transaction', event, record, at, ...(reason ? { reason } : {}) }),
     reaction: (reaction, ms) => post({ type: 'reaction', reaction, seconds: ms / 1000 }),
     report: (event) => post({ type: 'event', at: now(), event }),
+    gridReading: post,
     changed: () => {
       dirty = true;
       if (flushScheduled) return;
@@ -346,6 +351,12 @@ function startRunning(o: {
           return;
         case 'phases':
           chargePoint.phases.configure(message);
+          return;
+        case 'gridInputs':
+          chargePoint.grid.configure(message.config);
+          return;
+        case 'site':
+          o.site?.configure(message.site);
           return;
         case 'stopTransaction':
           cycle.send({ type: 'STOP', reason: message.reason });

@@ -1,7 +1,6 @@
-import { createSdm630GridMeter } from '../../drivers/meter/grid-meter.js';
 import { createSimulatedSite, type SimulatedSite } from '../../drivers/sim/site.js';
 import type { LinePowers } from '../../drivers/sim/day-profiles.js';
-import type { Timers } from '../../drivers/types.js';
+import type { CoreLink } from '../core-link.js';
 import type { CoreState } from '../core/protocol.js';
 import { createEnergyInputs, type EnergyInputsDeps, type EnergyInputsService } from './inputs.js';
 
@@ -19,23 +18,32 @@ export interface EnergyInputsSetup {
 }
 
 /**
- * The energy inputs of the controller. Simulated (HARDWARE=sim): the grid meter is the simulated site's SDM630 twin
- * (grid = house + EV − PV; the EV from the simulated charging meter) and the ripple-control contact its twin. On real
- * hardware the grid meter and the contact belong to the charge-point core's bus and GPIO, which do not offer them to
- * this thread yet (docs/energy.md, What is left): those two inputs then stay empty and say so in the log.
+ * The energy inputs of the controller. The grid meter (an SDM630 on the RS-485 bus) and the ripple-control contact
+ * (a GPIO) belong to the charge-point core's hardware: the core reads them (services/core/grid-inputs.ts) and its
+ * readings arrive here through `inputs.fromCore`, on real hardware and simulated alike. Simulated (HARDWARE=sim), the
+ * core's hardware holds the site's twins (the SDM630 twin on its bus: grid = house + EV − PV, the contact); the
+ * simulator's site here is what /sim, `npm run sim` and the benchmark set and show, and the core's twin is given its
+ * configuration at every change, so both compute the same house and PV.
  */
 export function setUpEnergyInputs(
-  o: Omit<EnergyInputsDeps, 'gridMeter' | 'rippleContact' | 'timers'> & { simulated: boolean; clock: Timers; coreMeter: () => CoreState['meter'] | undefined },
+  o: Omit<EnergyInputsDeps, 'core'> & {
+    simulated: boolean;
+    clock: { now(): number };
+    coreMeter: () => CoreState['meter'] | undefined;
+    core: Pick<CoreLink, 'send'>;
+  },
 ): EnergyInputsSetup {
   const address = () => o.settings.get('GridMeterAddress');
   const site = o.simulated ? createSimulatedSite({ now: () => o.clock.now(), evPowerW: () => evPowerOf(o.coreMeter()), gridMeterAddress: address }) : undefined;
+  if (site) {
+    o.core.send({ type: 'site', site: site.configuration() });
+    site.onConfigured((configuration) => o.core.send({ type: 'site', site: configuration }));
+  }
   const inputs = createEnergyInputs({
     settings: o.settings,
-    timers: o.clock,
     now: o.now,
     logger: o.logger,
-    gridMeter: site && createSdm630GridMeter(site.gridMeter, address),
-    rippleContact: site?.rippleContact,
+    core: { configure: (config) => o.core.send({ type: 'gridInputs', config }) },
   });
   return { inputs, site };
 }

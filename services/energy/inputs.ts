@@ -1,6 +1,4 @@
-import type { ContactInput } from '../../drivers/gpio/contact-input.js';
-import type { GridMeter } from '../../drivers/meter/grid-meter.js';
-import type { Timers } from '../../drivers/types.js';
+import type { GridInputsConfig, GridReading } from '../core/protocol.js';
 import { conflict, invalid } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
@@ -9,8 +7,7 @@ import type { EnergyInputs } from './contracts.js';
 import { GRID_OPERATOR_SOURCES, GRID_POWER_SOURCES } from './input-settings.js';
 import { parseGridOperatorLimit, parseGridPower, payloadJson } from './input-formats.js';
 
-/** The grid meter is read this often (the allocator's step); the next read waits for the answer to the last. */
-export const GRID_METER_INTERVAL_MS = 1_000;
+export { GRID_METER_INTERVAL_MS } from '../core/grid-inputs.js';
 /**
  * The time of a grid-operator input that has sent nothing since it was chosen (or since the start): long ago, so
  * the allocator applies the failsafe at once. A controller that restarts must not lift a dimming it cannot see yet.
@@ -29,15 +26,15 @@ export interface MqttInputs {
 
 export interface EnergyInputsDeps {
   settings: Pick<Settings, 'get' | 'onChange'>;
-  /** The controller's timers: the grid meter's reads. */
-  timers: Timers;
   /** Wall-clock time (UTC ms) of what is received (`Timed.at`), as the allocator loop's step. */
   now: () => number;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** The grid meter on the RS-485 bus; absent where this backend has none (then the Modbus input stays empty). */
-  gridMeter?: GridMeter | undefined;
-  /** The ripple-control receiver's contact; absent where this backend has none (then the failsafe applies). */
-  rippleContact?: ContactInput | undefined;
+  /**
+   * The charge-point core, which reads the grid meter (RS-485) and the ripple-control contact (GPIO) on its hardware
+   * (services/core/grid-inputs.ts): told what to read; its readings come back through `fromCore`. Absent: those two
+   * inputs stay empty (the failsafe applies to the contact).
+   */
+  core?: { configure(config: GridInputsConfig): void } | undefined;
 }
 
 export interface EnergyInputsService extends EnergyInputs {
@@ -46,6 +43,8 @@ export interface EnergyInputsService extends EnergyInputs {
   pushGridPower(body: unknown): PerLine;
   /** POST /v1/energy/grid-operator: the same rules; a push is the heartbeat. */
   pushGridOperator(body: unknown): number | null;
+  /** A reading of the core's grid meter or ripple-control contact. */
+  fromCore(reading: GridReading): void;
   close(): void;
 }
 
@@ -56,8 +55,10 @@ export interface EnergyInputsService extends EnergyInputs {
  * loop reads them once a second and judges their age. A change of source forgets what the old one said.
  */
 export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService {
-  const { settings, timers, now, logger } = deps;
+  const { settings, now, logger } = deps;
   let grid: Timed<PerLine> | null = null;
+  /** The contact as the core last reported it; null: not (yet) reported, the failsafe applies. */
+  let contactClosed: boolean | null = null;
   let operator: Timed<number | null> | null = null;
   let gridSource = settings.get('GridPowerSource');
   let operatorSource = settings.get('GridOperatorSource');
@@ -73,46 +74,24 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
     return list;
   };
 
-  // The grid meter: one read at a time, the next one interval after the last was asked.
-  let meterTimer: unknown;
+  // The grid meter and the contact are read by the core; it is told what to read whenever the settings change.
   let meterAnswering = true;
-  let reading = false;
-  const pollMeter = () => {
-    meterTimer = undefined;
-    if (closed || gridSource !== GRID_POWER_SOURCES.modbus || !deps.gridMeter) return;
-    reading = true;
-    const askedAt = timers.now();
-    const source = gridSource;
-    deps.gridMeter
-      .readPowerW()
-      .then(
-        (watts) => {
-          if (gridSource !== source) return;
-          grid = { value: watts, at: now() };
-          if (!meterAnswering) logger.info({}, 'the grid meter answers again');
-          meterAnswering = true;
-        },
-        (err: unknown) => {
-          if (meterAnswering) logger.warn({ err: String(err) }, 'the grid meter does not answer');
-          meterAnswering = false;
-        },
-      )
-      .finally(() => {
-        reading = false;
-        if (!closed && meterTimer === undefined) meterTimer = timers.setTimeout(pollMeter, Math.max(0, askedAt + GRID_METER_INTERVAL_MS - timers.now()));
-      });
-  };
-  const startMeter = () => {
-    if (gridSource !== GRID_POWER_SOURCES.modbus) return;
-    if (!deps.gridMeter) logger.warn({}, 'GridPowerSource is the grid meter, but this hardware has no grid meter on the bus yet: no grid power');
-    else if (meterTimer === undefined && !reading) pollMeter();
+  let coreConfig = '';
+  const configureCore = () => {
+    const config: GridInputsConfig = {
+      meterAddress: gridSource === GRID_POWER_SOURCES.modbus ? settings.get('GridMeterAddress') : null,
+      rippleContact: operatorSource === GRID_OPERATOR_SOURCES.gpio,
+    };
+    const json = JSON.stringify(config);
+    if (json === coreConfig) return;
+    coreConfig = json;
+    if (deps.core) return deps.core.configure(config);
+    if (config.meterAddress !== null)
+      logger.warn({}, 'GridPowerSource is the grid meter, but this controller has no charge-point core to read it: no grid power');
+    if (config.rippleContact)
+      logger.warn({}, 'GridOperatorSource is the ripple-control contact, but this controller has no charge-point core to read it: the failsafe limit applies');
   };
 
-  const warnWithoutContact = () => {
-    if (operatorSource === GRID_OPERATOR_SOURCES.gpio && !deps.rippleContact) {
-      logger.warn({}, 'GridOperatorSource is the ripple-control contact, but this hardware has none yet: the failsafe limit applies');
-    }
-  };
   const configure = () => {
     const nextGrid = settings.get('GridPowerSource');
     const nextOperator = settings.get('GridOperatorSource');
@@ -120,13 +99,13 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
       gridSource = nextGrid;
       grid = null;
       meterAnswering = true;
-      startMeter();
     }
     if (nextOperator !== operatorSource) {
       operatorSource = nextOperator;
       operator = null;
-      warnWithoutContact();
+      contactClosed = null;
     }
+    configureCore();
     const nextTopics = currentTopics().join('\n');
     if (nextTopics !== topics) {
       topics = nextTopics;
@@ -134,8 +113,7 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
     }
   };
   topics = currentTopics().join('\n');
-  startMeter();
-  warnWithoutContact();
+  configureCore();
   settings.onChange(() => {
     if (!closed) configure();
   });
@@ -160,9 +138,9 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
         case GRID_OPERATOR_SOURCES.off:
           return null;
         case GRID_OPERATOR_SOURCES.gpio:
-          // A wired contact cannot go silent: its state is always fresh.
-          if (!deps.rippleContact) return { value: null, at: NEVER_HEARD };
-          return { value: deps.rippleContact.closed() ? settings.get('GridOperatorDimmedLimit') : null, at: now() };
+          // A wired contact cannot go silent: its state is always fresh (the core sends every change).
+          if (contactClosed === null) return { value: null, at: NEVER_HEARD };
+          return { value: contactClosed ? settings.get('GridOperatorDimmedLimit') : null, at: now() };
         default:
           return operator ?? { value: null, at: NEVER_HEARD };
       }
@@ -201,10 +179,25 @@ export function createEnergyInputs(deps: EnergyInputsDeps): EnergyInputsService 
         throw conflict('The grid-operator limit is not pushed over HTTP here: set GridOperatorSource to HTTP push first');
       return takeOperator(body);
     },
+    fromCore(reading) {
+      if (closed) return;
+      if (reading.type === 'rippleContact') {
+        if (operatorSource === GRID_OPERATOR_SOURCES.gpio) contactClosed = reading.closed;
+        return;
+      }
+      if (gridSource !== GRID_POWER_SOURCES.modbus) return;
+      if (reading.powerW === null) {
+        // The last reading stays and ages: the allocator's staleness rules (the surplus's 60 s, the site's 15 s) apply.
+        if (meterAnswering) logger.warn({ err: reading.error }, 'the grid meter does not answer');
+        meterAnswering = false;
+        return;
+      }
+      grid = { value: reading.powerW, at: now() };
+      if (!meterAnswering) logger.info({}, 'the grid meter answers again');
+      meterAnswering = true;
+    },
     close() {
       closed = true;
-      if (meterTimer !== undefined) timers.clearTimeout(meterTimer);
-      meterTimer = undefined;
       topicListeners.clear();
     },
   };

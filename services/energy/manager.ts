@@ -22,6 +22,7 @@ import { departureUrgent, sessionLimitReached } from './session-goals.js';
 import type { EnergySettings } from './settings-of.js';
 import { smooth, type Smoothed } from './smoothing.js';
 import { addStep, type TodayEnergy } from './today.js';
+import type { TodayStore } from './today-store.js';
 
 /**
  * The allocator loop (docs/energy.md): once a second, and at once when a limit, a setting or the vehicle changes, it
@@ -53,6 +54,8 @@ export interface EnergyManagerDeps {
   logger: Logger;
   /** The controller's time zone (undefined: the process's). */
   timeZone?: string;
+  /** Keeps today's energy by origin across a restart (today-store.ts); in memory only without it. */
+  todayStore?: Pick<TodayStore, 'restored' | 'record'>;
 }
 
 export type EnergyManager = EnergyControl & { start(): void; stop(): void; step(): void; allocation(): Allocation | null };
@@ -79,7 +82,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   let offered: number | null = null;
   let wantedPhases: 1 | 3 | null = null;
   let smoothed: Smoothed | null = null;
-  let today: TodayEnergy | null = null;
+  let today: TodayEnergy | null = deps.todayStore?.restored ?? null;
   let status: EnergyStatus | undefined;
   let statusJson = '';
   let sessionId: string | null = null;
@@ -209,6 +212,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     }
 
     today = addStep(today, at, tx ? drawW : 0, surplusFresh ? surplusW.value : null, timeZone);
+    deps.todayStore?.record(today, txId);
     const grid = inputs.gridPowerW();
     const operator = inputs.gridOperator();
     const share = site?.share() ?? null;

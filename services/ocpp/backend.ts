@@ -1,5 +1,7 @@
 import type { BackendLinkActor } from '../../machines/main-thread.js';
+import { phaseSwitchModeOf } from '../apply-settings.js';
 import type { CoreState } from '../core/protocol.js';
+import { phaseStateOf } from '../energy/phase-state.js';
 import { createAuthorizationStore } from './authorization.js';
 import { createAuthorization } from './authorize.js';
 import { createAvailability } from './availability.js';
@@ -38,7 +40,11 @@ export async function createBackend(deps: BackendDeps) {
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
   const keys = await loadStoredKeys(database);
-  const configuration = createConfiguration(settings, keys);
+  // A phase contactor the core reports (GPIO_PHASE_SWITCH) that PhaseSwitchMode leaves to the allocator (automatic).
+  const configuration = createConfiguration(settings, keys, () => {
+    const phases = phaseStateOf(settings.get('Phases'), charging.coreState()?.phases, phaseSwitchModeOf(settings));
+    return phases.switchable && phases.forced === null;
+  });
   const queue = createQueueSender(ctx, outbox, auth);
   const availability = await createAvailability(ctx);
   const status = createStatusNotifications(ctx, availability);

@@ -1,7 +1,7 @@
 import type { IncomingCalls, OcppContext } from './context.js';
 import type { Outbox } from './outbox.js';
 import {
-  compositeLimitA,
+  compositeLimit,
   compositeSchedule,
   nextChange,
   profileProblem,
@@ -17,7 +17,7 @@ import {
 export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore, outbox: Outbox) {
   const { charging, logger } = ctx;
   let profileTimer: unknown;
-  let appliedLimit: number | null | undefined;
+  let appliedLimit: string | undefined;
   /** A RemoteStartTransaction's TxProfile, for the transaction it starts. */
   let pendingRemoteProfile: ChargingProfile | undefined;
 
@@ -33,12 +33,15 @@ export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore,
     if (ctx.closed()) return;
     const at = ctx.now();
     const tx = scheduleTransaction();
-    const amps = compositeLimitA(profiles.all(), at, tx, phases());
-    const limit = amps === undefined ? null : Math.max(0, Math.min(80, Math.round(amps * 10) / 10));
-    if (limit !== appliedLimit) {
-      appliedLimit = limit;
-      logger.info({ limitA: limit }, 'OCPP: charging schedule limit');
-      charging.limits.set('ocpp', limit);
+    const composite = compositeLimit(profiles.all(), at, tx, phases());
+    const limit = composite === undefined ? null : Math.max(0, Math.min(80, Math.round(composite.amps * 10) / 10));
+    const numberPhases = composite?.numberPhases;
+    const key = JSON.stringify([limit, numberPhases]);
+    if (key !== appliedLimit) {
+      appliedLimit = key;
+      logger.info({ limitA: limit, ...(numberPhases ? { numberPhases } : {}) }, 'OCPP: charging schedule limit');
+      // numberPhases is the allocator's preferred phase count (docs/energy.md, Allocator): the core switches with a phase switch.
+      charging.limits.set('ocpp', limit, numberPhases);
     }
     const next = nextChange(profiles.all(), at, tx);
     if (next !== undefined) profileTimer = ctx.after(Math.min(next - at, 86_400_000), apply);

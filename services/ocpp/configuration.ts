@@ -52,6 +52,7 @@ const READ_ONLY: Record<string, string> = {
   StopTxnSampledDataMaxLength: '1',
   StopTxnAlignedDataMaxLength: '0',
   ConnectorPhaseRotationMaxLength: '2',
+  // Read from the installation (phaseSwitchSupported below); listed here for its place and its read-only flag.
   ConnectorSwitch3to1PhaseSupported: 'false',
   // A reset is the controller's restart in its process: it happens or the process is gone; nothing to retry.
   ResetRetries: '0',
@@ -69,9 +70,13 @@ export interface ConfigurationKeyValue {
   value?: string;
 }
 
-/** GetConfiguration and ChangeConfiguration on the settings and the charge point's stored keys. */
-export function createConfiguration(settings: Settings, stored: StoredKeys) {
+/**
+ * GetConfiguration and ChangeConfiguration on the settings and the charge point's stored keys. `phaseSwitchSupported`
+ * answers ConnectorSwitch3to1PhaseSupported: whether a profile's numberPhases can switch the phases now.
+ */
+export function createConfiguration(settings: Settings, stored: StoredKeys, phaseSwitchSupported: () => boolean = () => false) {
   const value = (key: string): string | undefined => {
+    if (key === 'ConnectorSwitch3to1PhaseSupported') return String(phaseSwitchSupported());
     const mapped = MAPPED[key];
     if (mapped) {
       const v = settings.get(mapped.setting);

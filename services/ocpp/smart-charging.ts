@@ -69,8 +69,20 @@ function scheduleStart(p: ChargingProfile, at: number, tx: ScheduleTransaction |
   }
 }
 
-/** The profile's limit at `at` in A per phase, or undefined where it does not apply. */
-export function profileLimitA(p: ChargingProfile, at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+/** A limit in A per phase and the phase count the profile asks for (a period's numberPhases; none: not given). */
+export interface PhaseLimit {
+  amps: number;
+  numberPhases?: 1 | 3;
+}
+
+/**
+ * A period's numberPhases as a phase count this charge point can use: 3, else 1 (it switches L2 and L3 together, so
+ * 2 phases become 1: never more phases than the profile allows).
+ */
+const phaseCount = (numberPhases: number | undefined): 1 | 3 | undefined => (numberPhases === undefined ? undefined : numberPhases >= 3 ? 3 : 1);
+
+/** The profile's limit at `at` (A per phase, with the period's numberPhases), or undefined where it does not apply. */
+export function profileLimit(p: ChargingProfile, at: number, tx: ScheduleTransaction | null, phases: number): PhaseLimit | undefined {
   const from = time(p.validFrom);
   const to = time(p.validTo);
   if ((from !== undefined && at < from) || (to !== undefined && at >= to)) return undefined;
@@ -79,25 +91,33 @@ export function profileLimitA(p: ChargingProfile, at: number, tx: ScheduleTransa
   if (elapsed < 0 || (duration !== undefined && elapsed >= duration * 1000)) return undefined;
   const period = periods.filter((x) => x.startPeriod * 1000 <= elapsed).at(-1);
   if (!period) return undefined;
-  return chargingRateUnit === 'A' ? period.limit : period.limit / (NOMINAL_VOLTAGE * (period.numberPhases ?? phases));
+  const amps = chargingRateUnit === 'A' ? period.limit : period.limit / (NOMINAL_VOLTAGE * (period.numberPhases ?? phases));
+  const numberPhases = phaseCount(period.numberPhases);
+  return numberPhases === undefined ? { amps } : { amps, numberPhases };
+}
+
+/** The profile's limit at `at` in A per phase, or undefined where it does not apply. */
+export function profileLimitA(p: ChargingProfile, at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+  return profileLimit(p, at, tx, phases)?.amps;
 }
 
 /** The highest stack level's limit among `profiles` at `at`. */
-function stacked(profiles: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+function stacked(profiles: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): PhaseLimit | undefined {
   const sorted = [...profiles].sort((a, b) => b.profile.stackLevel - a.profile.stackLevel);
   for (const p of sorted) {
-    const limit = profileLimitA(p.profile, at, tx, phases);
+    const limit = profileLimit(p.profile, at, tx, phases);
     if (limit !== undefined) return limit;
   }
   return undefined;
 }
 
 /**
- * The composite limit at `at` (A per phase), undefined for none: the transaction's TxProfile, or else the
- * TxDefaultProfile (connector 1 before connector 0), each at its highest stack level in force, capped by the
- * ChargePointMaxProfile.
+ * The composite limit at `at` (A per phase, with its phase count), undefined for none: the transaction's TxProfile,
+ * or else the TxDefaultProfile (connector 1 before connector 0), each at its highest stack level in force, capped by
+ * the ChargePointMaxProfile. The phase count is the fewest phases either of the two asks for (a maximum profile on
+ * one phase allows no three): none when neither gives numberPhases.
  */
-export function compositeLimitA(installed: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+export function compositeLimit(installed: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): PhaseLimit | undefined {
   const of = (purpose: ProfilePurpose) => installed.filter((p) => p.profile.chargingProfilePurpose === purpose);
   const max = stacked(of('ChargePointMaxProfile'), at, tx, phases);
   const txLimit =
@@ -121,8 +141,16 @@ export function compositeLimitA(installed: InstalledProfile[], at: number, tx: S
       tx,
       phases,
     );
-  const limits = [max, txLimit].filter((x): x is number => x !== undefined);
-  return limits.length ? Math.min(...limits) : undefined;
+  const limits = [max, txLimit].filter((x): x is PhaseLimit => x !== undefined);
+  if (limits.length === 0) return undefined;
+  const amps = Math.min(...limits.map((l) => l.amps));
+  const counts = limits.map((l) => l.numberPhases).filter((n): n is 1 | 3 => n !== undefined);
+  return counts.length ? { amps, numberPhases: Math.min(...counts) as 1 | 3 } : { amps };
+}
+
+/** The composite limit at `at` (A per phase), undefined for none (compositeLimit without the phase count). */
+export function compositeLimitA(installed: InstalledProfile[], at: number, tx: ScheduleTransaction | null, phases: number): number | undefined {
+  return compositeLimit(installed, at, tx, phases)?.amps;
 }
 
 /** The next time after `after` at which the composite limit may change (undefined: never). */
@@ -142,7 +170,10 @@ export function nextChange(installed: InstalledProfile[], after: number, tx: Sch
   return later.length ? Math.min(...later) : undefined;
 }
 
-/** GetCompositeSchedule's schedule from `start` for `durationS`, in `unit`; `defaultA` where no profile applies. */
+/**
+ * GetCompositeSchedule's schedule from `start` for `durationS`, in `unit`; `defaultA` where no profile applies. A
+ * period carries numberPhases where a profile in force gives it; a limit in W counts on that many phases.
+ */
 export function compositeSchedule(
   installed: InstalledProfile[],
   start: number,
@@ -155,9 +186,13 @@ export function compositeSchedule(
   const end = start + durationS * 1000;
   const periods: ChargingSchedulePeriod[] = [];
   for (let at: number | undefined = start; at !== undefined && at < end; at = nextChange(installed, at, tx)) {
-    const amps = Math.min(defaultA, compositeLimitA(installed, at, tx, phases) ?? defaultA);
-    const limit = unit === 'A' ? Math.round(amps * 10) / 10 : Math.round(amps * NOMINAL_VOLTAGE * phases);
-    if (periods.at(-1)?.limit !== limit) periods.push({ startPeriod: Math.round((at - start) / 1000), limit });
+    const composite = compositeLimit(installed, at, tx, phases);
+    const amps = Math.min(defaultA, composite?.amps ?? defaultA);
+    const numberPhases = composite?.numberPhases;
+    const limit = unit === 'A' ? Math.round(amps * 10) / 10 : Math.round(amps * NOMINAL_VOLTAGE * (numberPhases ?? phases));
+    const last = periods.at(-1);
+    if (last?.limit !== limit || last.numberPhases !== numberPhases)
+      periods.push({ startPeriod: Math.round((at - start) / 1000), limit, ...(numberPhases === undefined ? {} : { numberPhases }) });
   }
   return { duration: durationS, startSchedule: new Date(start).toISOString(), chargingRateUnit: unit, chargingSchedulePeriod: periods };
 }

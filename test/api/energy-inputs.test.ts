@@ -117,9 +117,13 @@ describe('the simulated site (/sim)', () => {
 
   test('the ripple-control contact: closed dims to GridOperatorDimmedLimit', async () => {
     await settings({ GridOperatorSource: 3, GridOperatorDimmedLimit: 5000 });
+    // The core reads the contact (its hardware's twin) and reports it; until then the failsafe applies.
+    expect(inputs().gridOperator()).toEqual({ value: null, at: 0 });
+    await h.step(0);
     expect(inputs().gridOperator()).toEqual({ value: null, at: h.clock.now() });
     const closed = await h.sim('ripple', { closed: true });
     expect(closed.json.site.rippleContactClosed).toBe(true);
+    await h.step(0);
     expect(inputs().gridOperator()).toEqual({ value: 5000, at: h.clock.now() });
   });
 });

@@ -1,7 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createSdm630GridMeter } from '../../drivers/meter/grid-meter.js';
-import { createSimulatedSdm630 } from '../../drivers/sim/sdm630-device.js';
-import { createSimulatedSite } from '../../drivers/sim/site.js';
+import type { GridInputsConfig } from '../../services/core/protocol.js';
 import { allocate, ENERGY_DEFAULTS, type AllocatorInput } from '../../services/energy/allocator.js';
 import { createEnergyInputs, GRID_METER_INTERVAL_MS, NEVER_HEARD, type EnergyInputsDeps } from '../../services/energy/inputs.js';
 import { ManualClock } from '../clock.js';
@@ -37,7 +35,6 @@ function setUp(values: Record<string, unknown>, extra: Partial<EnergyInputsDeps>
   const warnings: string[] = [];
   const inputs = createEnergyInputs({
     settings: settings as unknown as EnergyInputsDeps['settings'],
-    timers: clock,
     now: () => clock.now(),
     logger: { info: () => {}, warn: (_f: object, msg: string) => void warnings.push(msg) } as unknown as EnergyInputsDeps['logger'],
     ...extra,
@@ -113,17 +110,26 @@ describe('grid-operator limit and its heartbeat', () => {
   });
 
   test('ripple-control contact: always fresh; closed = the dimmed limit (a setting), open = unlimited', async () => {
-    const clock = new ManualClock(START);
-    const site = createSimulatedSite({ now: () => clock.now(), evPowerW: () => [0, 0, 0], gridMeterAddress: () => 2 });
-    const { inputs, settings } = setUp({ GridOperatorSource: 3 }, { rippleContact: site.rippleContact });
-    expect(inputs.gridOperator()?.value).toBeNull();
-    site.setRippleContact(true);
+    const configs: GridInputsConfig[] = [];
+    const { clock, inputs, settings } = setUp({ GridOperatorSource: 3 }, { core: { configure: (c) => void configs.push(c) } });
+    expect(configs).toEqual([{ meterAddress: null, rippleContact: true }]);
+    // Until the core reports the contact: the failsafe.
+    expect(inputs.gridOperator()).toEqual({ value: null, at: NEVER_HEARD });
+    inputs.fromCore({ type: 'rippleContact', closed: true });
     await clock.advance(ENERGY_DEFAULTS.gridOperatorMaxAgeMs * 2);
     const now = inputs.gridOperator()!.at;
+    expect(now).toBe(clock.now());
     expect(inputs.gridOperator()).toEqual({ value: 4200, at: now });
     settings.set('GridOperatorDimmedLimit', 6000);
     expect(inputs.gridOperator()?.value).toBe(6000);
-    // Without a contact on this hardware: the failsafe.
+    inputs.fromCore({ type: 'rippleContact', closed: false });
+    expect(inputs.gridOperator()?.value).toBeNull();
+    // Another source forgets the contact; the core is told to stop reading it.
+    settings.set('GridOperatorSource', 0);
+    expect(configs.at(-1)).toEqual({ meterAddress: null, rippleContact: false });
+    settings.set('GridOperatorSource', 3);
+    expect(inputs.gridOperator()).toEqual({ value: null, at: NEVER_HEARD });
+    // Without a core to read it: the failsafe, logged.
     const without = setUp({ GridOperatorSource: 3 });
     expect(without.inputs.gridOperator()).toEqual({ value: null, at: NEVER_HEARD });
     expect(without.warnings.join()).toMatch(/failsafe/);
@@ -131,32 +137,29 @@ describe('grid-operator limit and its heartbeat', () => {
 });
 
 describe('grid power', () => {
-  test('the grid meter is read once a second, one read at a time; a silent meter leaves the last reading to age', async () => {
-    let powers: [number, number, number] = [100, 200, -300];
-    let silent = false;
-    const twin = createSimulatedSdm630(
-      () => (silent ? 99 : 2),
-      () => ({ voltagesV: [230, 230, 230], powersW: powers }),
-    );
-    const { clock, inputs, warnings, settings } = setUp({ GridPowerSource: 1 }, { gridMeter: createSdm630GridMeter(twin, 2) });
-    await clock.advance(0);
+  test('the core reads the grid meter at the address the settings give; a silent meter leaves the last reading to age', async () => {
+    const configs: GridInputsConfig[] = [];
+    const { clock, inputs, warnings, settings } = setUp({ GridPowerSource: 1 }, { core: { configure: (c) => void configs.push(c) } });
+    expect(configs).toEqual([{ meterAddress: 2, rippleContact: false }]);
+    settings.set('GridMeterAddress', 7);
+    expect(configs.at(-1)).toEqual({ meterAddress: 7, rippleContact: false });
+    inputs.fromCore({ type: 'gridPower', powerW: [100, 200, -300] });
     expect(inputs.gridPowerW()).toEqual({ value: [100, 200, -300], at: START });
-    powers = [1, 2, 3];
-    await clock.advance(GRID_METER_INTERVAL_MS - 1);
-    expect(twin.answered).toBe(1);
-    await clock.advance(1);
+    await clock.advance(GRID_METER_INTERVAL_MS);
+    inputs.fromCore({ type: 'gridPower', powerW: [1, 2, 3] });
     expect(inputs.gridPowerW()).toEqual({ value: [1, 2, 3], at: START + GRID_METER_INTERVAL_MS });
-    silent = true;
-    await clock.advance(5 * GRID_METER_INTERVAL_MS);
+    // Silent: the core says so once; the reading stays and ages, so the allocator's staleness rules apply.
+    inputs.fromCore({ type: 'gridPower', powerW: null, error: 'no answer' });
+    await clock.advance(ENERGY_DEFAULTS.surplusMaxAgeMs + 1);
     expect(inputs.gridPowerW()?.at).toBe(START + GRID_METER_INTERVAL_MS);
     expect(warnings).toEqual(['the grid meter does not answer']);
-    // Off: no grid power, and the meter is not asked any more.
+    // Off: no grid power, the core stops reading, a late reading is not taken.
     settings.set('GridPowerSource', 0);
-    const asked = twin.answered;
-    silent = false;
-    await clock.advance(5 * GRID_METER_INTERVAL_MS);
+    expect(configs.at(-1)).toEqual({ meterAddress: null, rippleContact: false });
+    inputs.fromCore({ type: 'gridPower', powerW: [5, 5, 5] });
     expect(inputs.gridPowerW()).toBeNull();
-    expect(twin.answered).toBe(asked);
+    settings.set('GridPowerSource', 1);
+    expect(inputs.gridPowerW()).toBeNull(); // a change of source forgets what the old one said
   });
 
   test('MQTT and HTTP formats: a total (spread over the lines), three lines, {"powerW": …}; bad ones change nothing', () => {
