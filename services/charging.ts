@@ -131,6 +131,12 @@ export function createChargingService(deps: ChargingDeps) {
   return {
     chargePoint,
 
+    /** How long the running transaction has run (ms, monotonic: setting the wall clock changes nothing); null: none. */
+    transactionElapsedMs(): number | null {
+      const transaction = latest?.transaction;
+      return transaction ? elapsedMs(transaction) : null;
+    },
+
     /** The core's latest state (the inspector shows its charge-cycle actor). */
     coreState: (): CoreState | undefined => latest,
 

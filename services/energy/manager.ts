@@ -48,7 +48,7 @@ export interface EnergyManagerDeps {
   settings: () => EnergySettings;
   /** Persists the ChargingMode setting (setMode). */
   saveMode: (mode: SolarMode) => Promise<void>;
-  charging: Pick<ChargingService, 'coreState' | 'limits' | 'offerCurrent' | 'setPhaseSwitch' | 'watch'>;
+  charging: Pick<ChargingService, 'coreState' | 'limits' | 'offerCurrent' | 'setPhaseSwitch' | 'watch' | 'transactionElapsedMs'>;
   inputs: EnergyInputs;
   site: SiteLink | null;
   logger: Logger;
@@ -152,7 +152,9 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     const sim = charging.limits.get('sim');
     const mqttA = mqtt === null && sim === null ? null : Math.min(mqtt?.amps ?? Infinity, sim?.amps ?? Infinity);
     const windows = scheduleOf(s.schedule);
-    const session = tx ? { consumptionWh: tx.consumption, startedAt: tx.startedAt } : null;
+    // The session's start as this step's clock sees it: its duration measured monotonically (a wall clock set while it
+    // runs neither ends it early by the duration limit nor lets it run on).
+    const session = tx ? { consumptionWh: tx.consumption, startedAt: at - (charging.transactionElapsedMs() ?? 0) } : null;
 
     const input: AllocatorInput = {
       now: at,

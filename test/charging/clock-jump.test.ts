@@ -70,6 +70,21 @@ describe('the system clock set while charging', () => {
     });
   }
 
+  it("a session's duration limit counts the time charged: the clock set forward a day does not end it early", async () => {
+    const { c, setWall } = await chargerWithWall();
+    const res = await c.api('PATCH', '/v1/settings', { params: [{ key: 'SessionDurationLimit', value: 2 }] });
+    expect(res.status, res.text).toBe(200);
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await c.step(30_000);
+    setWall(DAY);
+    await c.step(30_000);
+    expect((await c.state()).energy).toMatchObject({ currentA: 16 });
+    await c.step(61_000);
+    expect((await c.state()).energy).toMatchObject({ currentA: 0, reason: 'session' });
+  });
+
   it('a login session neither ends early nor lives on: 60 s without a call, whatever the wall clock did', async () => {
     const { c, setWall } = await chargerWithWall();
     const session = await c.h.login();
