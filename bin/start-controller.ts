@@ -9,10 +9,20 @@ import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 import { backendLinkMachine } from '../machines/backend-link.js';
-import { controllerMachine, type BackendLinkActor, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/main-thread.js';
+import {
+  controllerMachine,
+  type BackendLinkActor,
+  type MqttActor,
+  type NfcLinkActor,
+  type PairingActor,
+  type SessionActor,
+  type SiteMembershipActor,
+  type SolarActor,
+} from '../machines/main-thread.js';
 import { mqttMachine } from '../machines/mqtt.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
+import { solarMachine } from '../machines/solar.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from '../services/accounts.js';
 import { createChargingService, type ChargingService } from '../services/charging.js';
 import { createWallClock, realClock, type Clock } from '../services/core/clock.js';
@@ -23,7 +33,7 @@ import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
-import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
+import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } from '../services/energy/manager.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
@@ -34,7 +44,7 @@ import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
-import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
+import { createSiteLink, SITE_LINK_DEFAULTS, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -334,17 +344,23 @@ export async function startController(options: ControllerOptions): Promise<Contr
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
       backendLink: backendLinkMachine.provide({ actions: backend.linkActions }),
       mqtt: mqttMachine.provide({ actions: mqtt.actions }),
+      solar: solarMachine.provide({ actions: solarActions(logger) }),
     },
   });
   const root = createActor(machine, {
     clock,
-    input: { backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 } },
+    input: {
+      backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 },
+      solar: solarInputOf(energySettingsOf(settings)),
+      siteMembership: siteMembershipInputOf(SITE_LINK_DEFAULTS),
+    },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
   charging.attach({ core, pairing: root.system.get('pairing') as PairingActor });
   backend.attach(root.system.get('backendLink') as BackendLinkActor);
+  site.attach(root.system.get('siteMembership') as SiteMembershipActor);
   const stopReading = reader.rfid.onTag((uid, technology) => charging.tagRead(uid, technology));
   const coreSource: ActorSource = {
     snapshot: (systemId) => coreSnapshots.get(systemId),
@@ -368,7 +384,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
   const simulator = simulated ? createSimulator(charging, readerDevices.sim, reader, network, energyInputs.site) : undefined;
-  energy.start();
+  energy.start(root.system.get('solar') as SolarActor);
   settings.onChange(() => energy.step());
   registerEnergyMetrics(metrics.registry, () => energy.status());
   const dashboard = createDashboard(settings, charging.chargePoint, now);
