@@ -44,7 +44,7 @@ import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
-import { createSiteLink, SITE_LINK_DEFAULTS, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
+import { createSiteLink, scaledSiteLinkParams, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -309,7 +309,16 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
-  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
+  const siteParams = scaledSiteLinkParams(config.siteTimeScale);
+  if (config.siteTimeScale !== 1) logger.warn({ scale: config.siteTimeScale }, "the site link's times are scaled (SITE_TIME_SCALE): for tests only");
+  const site = createSiteLink({
+    settings,
+    logger,
+    caFile: config.mqttCaFile,
+    timers: clock,
+    params: siteParams,
+    gridPowerW: () => energyInputs.inputs.gridPowerW(),
+  });
   settings.onChange(() => site.configure());
   const energy = createEnergyManager({
     clock,
@@ -352,7 +361,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     input: {
       backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 },
       solar: solarInputOf(energySettingsOf(settings)),
-      siteMembership: siteMembershipInputOf(SITE_LINK_DEFAULTS),
+      siteMembership: siteMembershipInputOf(siteParams),
     },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });

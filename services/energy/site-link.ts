@@ -53,6 +53,27 @@ export const SITE_LINK_DEFAULTS: SiteLinkParams = {
   reconnectMs: 5_000,
 };
 
+/**
+ * The link's times scaled by `scale` (SITE_TIME_SCALE: tests with whole controllers on one site, in real time), each
+ * rule keeping its proportions; the step at least 100 ms. What belongs to the devices is not scaled: the grid meter's
+ * age and the connect timeout.
+ */
+export function scaledSiteLinkParams(scale: number, base: SiteLinkParams = SITE_LINK_DEFAULTS): SiteLinkParams {
+  if (scale === 1) return base;
+  const ms = (value: number) => Math.round(value * scale);
+  const { site, membership } = base;
+  return {
+    ...base,
+    site: { ...site, silentMs: ms(site.silentMs), lostMs: ms(site.lostMs), reserveMs: ms(site.reserveMs), raiseDelayMs: ms(site.raiseDelayMs) },
+    membership: { joinMs: ms(membership.joinMs), reserveMs: ms(membership.reserveMs) },
+    stepMs: Math.max(100, ms(base.stepMs)),
+    heartbeatMs: ms(base.heartbeatMs),
+    keepaliveS: Math.max(1, Math.round(base.keepaliveS * scale)),
+    noticeMs: ms(base.noticeMs),
+    reconnectMs: ms(base.reconnectMs),
+  };
+}
+
 /** The site settings (services/energy/site-settings.ts) as the link uses them. */
 export interface SiteOptions {
   enabled: boolean;
