@@ -43,6 +43,8 @@ interface Charger {
 }
 
 let root: string;
+/** Restarts of chargers that ended on their own (see start). */
+const restarts: Promise<void>[] = [];
 let broker: TestBroker;
 const chargers = new Map<string, Charger>();
 
@@ -54,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   stopSampling = true;
   await sampling;
+  await Promise.allSettled(restarts);
   for (const c of chargers.values()) c.run.child.kill('SIGKILL');
   await broker?.stop();
   await rm(root, { recursive: true, force: true });
@@ -95,6 +98,14 @@ async function start(id: string): Promise<Charger> {
   const run = await launchSupervised({ DATA_DIR: dataDir, OPERATOR_PASSWORD, SITE_TIME_SCALE: String(SCALE) });
   const c: Charger = { id, dataDir, run, session: await login(run.port, INSTALLER.password, INSTALLER.username) };
   chargers.set(id, c);
+  // Ended by its core (its main thread stalled on a loaded machine): started again, as systemd would; a kill by the
+  // test removes it from `chargers` first.
+  run.child.once('exit', (code, signal) => {
+    if (chargers.get(id) !== c || stopSampling) return;
+    console.log(`${id} ended (${code ?? signal}), started again: ${run.stdout.join('').split('\n').slice(-3).join('\n').slice(0, 400)}`);
+    chargers.delete(id);
+    restarts.push(start(id).then(() => undefined));
+  });
   const settings = {
     FreeCharging: 1,
     MqttUrl: broker.url,
@@ -120,8 +131,12 @@ type Reading = { currentA: number; siteA: number | null };
 async function read(): Promise<Map<string, Reading>> {
   const out = new Map<string, Reading>();
   for (const c of [...chargers.values()]) {
-    const { energy } = (await call(c, 'GET', '/v1/system_state')).json;
-    out.set(c.id, { currentA: energy.currentA, siteA: energy.limits.find((l: { source: string }) => l.source === 'site').amps });
+    try {
+      const { energy } = (await call(c, 'GET', '/v1/system_state')).json;
+      out.set(c.id, { currentA: energy.currentA, siteA: energy.limits.find((l: { source: string }) => l.source === 'site').amps });
+    } catch {
+      // ending or starting: left out of this round
+    }
   }
   return out;
 }
