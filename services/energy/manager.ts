@@ -28,8 +28,8 @@ import { addStep, type TodayEnergy } from './today.js';
  * The allocator loop (docs/energy.md): once a second, and at once when a limit, a setting or the vehicle changes, it
  * gathers every input, calls `allocate` and offers the result to the core (`charging.offerCurrent`, the core's
  * `loadLimit`: the one path to it), offers this charger's demand to the site, and reports the status
- * (`EnergyControl`). It owns the solar start/stop actor (machines/solar.ts), fed the smoothed surplus. No safety
- * deadline depends on it: the core enforces the last current it was given.
+ * (`EnergyControl`). It drives the solar start/stop actor (machines/solar.ts, in the actor tree), fed the smoothed
+ * surplus. No safety deadline depends on it: the core enforces the last current it was given.
  */
 
 /** The charger's rating (A): the highest MaxCurrent (relay, PCB and supply terminals are rated 32 A). */
