@@ -9,10 +9,20 @@ import { openDatabase, type Database } from '../db/client.js';
 import { createReaderHardware } from '../drivers/index.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 import { backendLinkMachine } from '../machines/backend-link.js';
-import { controllerMachine, type BackendLinkActor, type MqttActor, type NfcLinkActor, type PairingActor, type SessionActor } from '../machines/main-thread.js';
+import {
+  controllerMachine,
+  type BackendLinkActor,
+  type MqttActor,
+  type NfcLinkActor,
+  type PairingActor,
+  type SessionActor,
+  type SiteMembershipActor,
+  type SolarActor,
+} from '../machines/main-thread.js';
 import { mqttMachine } from '../machines/mqtt.js';
 import { nfcLinkMachine } from '../machines/nfc-link.js';
 import { pairingMachine } from '../machines/pairing.js';
+import { solarMachine } from '../machines/solar.js';
 import { createAccounts, INITIAL_OPERATOR, type Accounts } from '../services/accounts.js';
 import { createChargingService, type ChargingService } from '../services/charging.js';
 import { createWallClock, realClock, type Clock } from '../services/core/clock.js';
@@ -23,7 +33,7 @@ import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
-import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
+import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } from '../services/energy/manager.js';
 import { openTodayStore } from '../services/energy/today-store.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
@@ -35,7 +45,7 @@ import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
-import { createSiteLink, type SiteLinkService } from '../services/energy/site-link.js';
+import { createSiteLink, scaledSiteLinkParams, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -308,7 +318,16 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter, core });
   gridReadings = (reading) => energyInputs.inputs.fromCore(reading);
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
-  const site = createSiteLink({ settings, logger, caFile: config.mqttCaFile, timers: clock, gridPowerW: () => energyInputs.inputs.gridPowerW() });
+  const siteParams = scaledSiteLinkParams(config.siteTimeScale);
+  if (config.siteTimeScale !== 1) logger.warn({ scale: config.siteTimeScale }, "the site link's times are scaled (SITE_TIME_SCALE): for tests only");
+  const site = createSiteLink({
+    settings,
+    logger,
+    caFile: config.mqttCaFile,
+    timers: clock,
+    params: siteParams,
+    gridPowerW: () => energyInputs.inputs.gridPowerW(),
+  });
   settings.onChange(() => site.configure());
   const todayStore = await openTodayStore({ database, now, timeZone: options.timeZone, logger });
   const energy = createEnergyManager({
@@ -345,17 +364,23 @@ export async function startController(options: ControllerOptions): Promise<Contr
       nfcLink: nfcLinkMachine.provide({ actions: nfc.linkActions }),
       backendLink: backendLinkMachine.provide({ actions: backend.linkActions }),
       mqtt: mqttMachine.provide({ actions: mqtt.actions }),
+      solar: solarMachine.provide({ actions: solarActions(logger) }),
     },
   });
   const root = createActor(machine, {
     clock,
-    input: { backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 } },
+    input: {
+      backendLink: { heartbeatMs: settings.get('OcppHeartbeatInterval') * 1000 },
+      solar: solarInputOf(energySettingsOf(settings)),
+      siteMembership: siteMembershipInputOf(siteParams),
+    },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   root.subscribe({ error: (err) => logger.error({ err }, 'controller actor failed') });
   root.start();
   charging.attach({ core, pairing: root.system.get('pairing') as PairingActor });
   backend.attach(root.system.get('backendLink') as BackendLinkActor);
+  site.attach(root.system.get('siteMembership') as SiteMembershipActor);
   const stopReading = reader.rfid.onTag((uid, technology) => charging.tagRead(uid, technology));
   const coreSource: ActorSource = {
     snapshot: (systemId) => coreSnapshots.get(systemId),
@@ -379,7 +404,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The simulated plant runs in the core with HARDWARE=sim, whether the reader (NFC_PORT) or the meter (METER_PORT)
   // is a real device on a PC or not.
   const simulator = simulated ? createSimulator(charging, readerDevices.sim, reader, network, energyInputs.site) : undefined;
-  energy.start();
+  energy.start(root.system.get('solar') as SolarActor);
   settings.onChange(() => energy.step());
   registerEnergyMetrics(metrics.registry, () => energy.status());
   const dashboard = createDashboard(settings, charging.chargePoint, now);

@@ -79,6 +79,14 @@ const EnvSchema = v.object({
       v.maxValue(10_000, 'must be a whole number of milliseconds from 0 to 10000'),
     ),
   ),
+  SITE_TIME_SCALE: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(0\.\d{1,3}|1)$/, 'must be a number from 0.01 to 1'),
+      v.transform(Number),
+      v.minValue(0.01, 'must be a number from 0.01 to 1'),
+    ),
+  ),
   MQTT_CA_FILE: v.optional(absolutePath('/etc/ssl/certs/broker-ca.pem')),
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable characters without spaces (a bearer token)'))),
 });
@@ -133,6 +141,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** Fault injection (FAULT_SLOW_COMMIT_MS, tests and the safety bench): every database commit takes this much longer. */
   slowCommitMs: number;
+  /** The site link's times scaled (SITE_TIME_SCALE, tests with whole controllers on one site): 1 in production. */
+  siteTimeScale: number;
 };
 
 export class ConfigError extends Error {
@@ -207,5 +217,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { stdoutIsTTY?: boolean
     mqttCaFile: e.MQTT_CA_FILE,
     metricsToken: e.METRICS_TOKEN,
     slowCommitMs: e.FAULT_SLOW_COMMIT_MS ?? 0,
+    siteTimeScale: e.SITE_TIME_SCALE ?? 1,
   };
 }

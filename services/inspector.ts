@@ -5,6 +5,8 @@ import { allowedCurrentA, chargeCycleMachine, stateMeta, type ChargeContext } fr
 import type { BackendLinkContext } from '../machines/backend-link.js';
 import { backoffMs, type MqttContext } from '../machines/mqtt.js';
 import type { PairingContext } from '../machines/pairing.js';
+import type { SiteMembershipContext } from '../machines/site-membership.js';
+import type { SolarContext } from '../machines/solar.js';
 import { checkSession, SESSION_TIMEOUT_MS, type SessionContext, type SessionErrorCode, type SessionSnapshot } from '../machines/session.js';
 import { transitionTable, triggerOf } from '../machines/transitions.js';
 import { roleAtLeast } from './accounts.js';
@@ -153,6 +155,20 @@ const CONTEXT_VIEWS: Record<string, (context: never, now: number) => Record<stri
     fallbackA: c.loadLimit.fallbackA,
     limitRefreshS: c.loadLimit.timeoutMs / 1000,
   }),
+  solar: (c: SolarContext) => ({
+    mode: c.mode,
+    surplusW: c.surplusW === null ? null : Math.round(c.surplusW),
+    startAboveW: c.minimumW + c.params.startMarginW,
+    stopBelowW: c.minimumW - c.params.stopMarginW,
+    minChargeS: c.params.minChargeMs / 1000,
+    minPauseS: c.params.minPauseMs / 1000,
+  }),
+  siteMembership: (c: SiteMembershipContext) => ({
+    connected: c.connected,
+    peerSilent: c.peerSilent,
+    joinS: c.params.joinMs / 1000,
+    reserveS: c.params.reserveMs / 1000,
+  }),
   session: (c: SessionContext) => ({
     user: c.session?.username ?? null,
     role: c.session?.role ?? null,
@@ -167,9 +183,14 @@ const EVENT_FIELDS: Record<string, Record<string, string[]>> = {
   pairing: { ENABLE: ['chargePointIdle'], TAG: ['id', 'tagType', 'known'] },
   backendLink: { 'BOOT.ACCEPTED': ['intervalS'], 'BOOT.PENDING': ['intervalS'], 'BOOT.REJECTED': ['intervalS'], 'HEARTBEAT.INTERVAL': ['seconds'] },
   mqtt: { CONFIGURE: ['connect'], DISCOVERY: ['on'], INTERVAL: ['ms'], LOAD_MANAGEMENT: ['on', 'timeoutMs', 'fallbackA'], LIMIT: ['amps'] },
+  solar: { MODE: ['mode'] },
+  siteMembership: { SITE: ['on'] },
 };
-/** Events not listed: a call recording its time (one per API request), meter values (one a second) would drown the rest. */
-const QUIET_EVENTS = new Set(['ACTIVITY', 'METER']);
+/**
+ * Events not listed: a call recording its time (one per API request), meter values, the solar surplus and the site's
+ * peers (one a second each) would drown the rest; their effect shows in the actor's state and context.
+ */
+const QUIET_EVENTS = new Set(['ACTIVITY', 'METER', 'SURPLUS', 'PEERS']);
 
 /** Active state paths of a state value, ancestors first. */
 export function activePaths(value: StateValue, prefix = ''): string[] {

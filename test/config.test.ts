@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       nfcReader: false,
       metricsToken: undefined,
       slowCommitMs: 0,
+      siteTimeScale: 1,
     });
     expect(loadConfig({}, { stdoutIsTTY: true }).logFormat).toBe('pretty');
   });
@@ -54,6 +55,8 @@ describe('loadConfig', () => {
   test('METRICS_TOKEN: 16 to 256 printable characters', () => {
     expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(16) }).metricsToken).toBe('a'.repeat(16));
     for (const bad of ['short', 'has a space in it ok', 'x'.repeat(257)]) expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(/METRICS_TOKEN/);
+    expect(loadConfig({ SITE_TIME_SCALE: '0.1' }).siteTimeScale).toBe(0.1);
+    for (const bad of ['0', '0.001', '1.5', '2', 'x', '-0.1']) expect(() => loadConfig({ SITE_TIME_SCALE: bad }), bad).toThrow(/SITE_TIME_SCALE/);
   });
 
   test('every variable is read; empty counts as unset', () => {

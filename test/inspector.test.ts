@@ -264,6 +264,37 @@ describe('the event stream', () => {
     await h.step(50);
   });
 
+  test("shows the energy actors (solar, site membership) and the core's phase switch, live", async () => {
+    const session = await engineer();
+    const settings = (params: Record<string, unknown>) =>
+      h.http('PATCH', '/v1/settings', { session, body: { params: Object.entries(params).map(([key, value]) => ({ key, value })) } });
+    const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(session)}`);
+    const snapshot = await stream.waitFor('snapshot', (m) => m.event === 'snapshot');
+    const actor = (id: string) => snapshot.data.actors.find((a: any) => a.systemId === id);
+    expect(actor('solar')).toMatchObject({ status: 'active', states: ['bypassed'], context: { mode: 'fast', surplusW: null } });
+    expect(actor('siteMembership')).toMatchObject({ status: 'active', states: ['off'], context: { connected: false, joinS: 3 } });
+    expect(actor('phaseSwitch')).toMatchObject({ status: 'active', states: ['ready', 'ready.steady'] });
+
+    // Solar mode without a grid input: the solar actor waits for a surplus (paused), the stream shows it at once.
+    expect((await settings({ ChargingMode: 1 })).status).toBe(200);
+    await h.step(1_000);
+    const solar = await stream.waitFor('solar paused', actorStates('solar', 'paused.surplus.low'));
+    expect(solar.data.context.mode).toBe('solar');
+    await stream.waitFor('MODE event', (m) => m.event === 'event' && m.data.actor === 'solar' && m.data.type === 'MODE' && m.data.detail.mode === 'solar');
+    // Site sharing with no broker set: the membership holds the safe share.
+    expect((await settings({ SiteSharing: 1 })).status).toBe(200);
+    await h.step(1_000);
+    await stream.waitFor('site: broker lost', actorStates('siteMembership', 'on.brokerLost.safe'));
+    // One a second each: not listed as events.
+    expect(stream.messages.some((m) => m.event === 'event' && ['SURPLUS', 'PEERS'].includes(m.data.type))).toBe(false);
+
+    expect((await settings({ ChargingMode: 0, SiteSharing: 0 })).status).toBe(200);
+    await h.step(1_000);
+    await stream.waitFor('solar bypassed', actorStates('solar', 'bypassed'));
+    await stream.waitFor('site off', actorStates('siteMembership', 'off'));
+    stream.close();
+  });
+
   test("the summary follows the charge point; a step's edges stay lit until a later step takes one", async () => {
     const stream = await openStream(h.controller.port, `/inspect/events?ticket=${await ticketFor(await engineer())}`);
     const snapshot = await stream.waitFor('snapshot', (m) => m.event === 'snapshot');

@@ -14,8 +14,8 @@ export interface Running {
   port: number;
 }
 
-/** Starts the controller as `npm start` does, in its own process; resolves once it listens. */
-export async function launch(env: Record<string, string>): Promise<Running> {
+/** Starts the controller as `npm start` does, in its own process; resolves once it listens (fails after `ms`). */
+export async function launch(env: Record<string, string>, ms = 10_000): Promise<Running> {
   const child = spawn(process.execPath, [ENTRY], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +24,7 @@ export async function launch(env: Record<string, string>): Promise<Running> {
   const stderr: string[] = [];
   child.stderr!.on('data', (d: Buffer) => stderr.push(d.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not listening after 10 s: ${stdout.join('')}${stderr.join('')}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`not listening after ${ms} ms: ${stdout.join('')}${stderr.join('')}`)), ms);
     child.stdout!.on('data', (d: Buffer) => {
       stdout.push(d.toString());
       const match = /"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(stdout.join(''));
@@ -52,10 +52,10 @@ export async function until<T>(what: string, done: () => T | Promise<T>, ms = 15
   }
 }
 
-/** Logs in as operator over HTTP. */
-export async function login(port: number, password: string): Promise<string> {
+/** Logs in over HTTP (as operator by default). */
+export async function login(port: number, password: string, username = 'operator'): Promise<string> {
   const { json } = await httpRequest(port, 'GET', '/v1/login');
-  const res = await httpRequest(port, 'POST', '/v1/login', { body: { username: 'operator', password: loginProof(password, json.token) } });
+  const res = await httpRequest(port, 'POST', '/v1/login', { body: { username, password: loginProof(password, json.token) } });
   expect(res.status).toBe(200);
   return res.json.session.id;
 }

@@ -1,9 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { Aedes } from 'aedes';
+import { serveAedes } from './aedes-broker.js';
 import type { Controller } from '../start-controller.js';
 import type { Row } from './bench-tools.js';
 import { configure, startSimulatedController } from './bench-energy-controller.js';
@@ -50,23 +49,8 @@ export interface SiteFigures {
 }
 
 async function startBroker(): Promise<{ url: string; stop(): Promise<void> }> {
-  const broker = await Aedes.createBroker();
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    broker.handle(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `mqtt://127.0.0.1:${port}`,
-    async stop() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await new Promise<void>((resolve) => broker.close(() => resolve()));
-    },
-  };
+  const broker = await serveAedes([{ port: 0 }]);
+  return { url: `mqtt://127.0.0.1:${broker.ports[0]}`, stop: () => broker.stop() };
 }
 
 /** The current a controller's simulated EV draws per line (A), from its meter. */

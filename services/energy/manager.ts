@@ -1,7 +1,8 @@
 import { createActor } from 'xstate';
 import type { Timers } from '../../drivers/types.js';
 import { MIN_CHARGE_CURRENT_A } from '../../machines/charge-cycle.js';
-import { solarMachine } from '../../machines/solar.js';
+import type { SolarActor } from '../../machines/main-thread.js';
+import { solarMachine, type SolarInput } from '../../machines/solar.js';
 import type { ChargingService } from '../charging.js';
 import type { Logger } from '../logger.js';
 import {
@@ -28,8 +29,8 @@ import type { TodayStore } from './today-store.js';
  * The allocator loop (docs/energy.md): once a second, and at once when a limit, a setting or the vehicle changes, it
  * gathers every input, calls `allocate` and offers the result to the core (`charging.offerCurrent`, the core's
  * `loadLimit`: the one path to it), offers this charger's demand to the site, and reports the status
- * (`EnergyControl`). It owns the solar start/stop actor (machines/solar.ts), fed the smoothed surplus. No safety
- * deadline depends on it: the core enforces the last current it was given.
+ * (`EnergyControl`). It drives the solar start/stop actor (machines/solar.ts, in the actor tree), fed the smoothed
+ * surplus. No safety deadline depends on it: the core enforces the last current it was given.
  */
 
 /** The charger's rating (A): the highest MaxCurrent (relay, PCB and supply terminals are rated 32 A). */
@@ -58,20 +59,14 @@ export interface EnergyManagerDeps {
   todayStore?: Pick<TodayStore, 'restored' | 'record'>;
 }
 
-export type EnergyManager = EnergyControl & { start(): void; stop(): void; step(): void; allocation(): Allocation | null };
+export type EnergyManager = EnergyControl & { start(tree?: SolarActor): void; stop(): void; step(): void; allocation(): Allocation | null };
 
 export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   const { clock, now, charging, inputs, site, logger, timeZone } = deps;
   const first = deps.settings();
-  const solar = createActor(
-    solarMachine.provide({
-      actions: {
-        started: () => logger.info('energy: solar surplus starts charging'),
-        stopped: () => logger.info('energy: solar surplus stops charging'),
-      },
-    }),
-    { clock, input: { mode: first.mode, params: first.solar, minimumW: minimumW(phaseStateOf(first.phases, undefined, first.phaseSwitchMode)) } },
-  );
+  // A standalone solar actor until start() is given the one of the main thread's actor tree (machines/main-thread.ts).
+  let solar: SolarActor = createActor(solarMachine.provide({ actions: solarActions(logger) }), { clock, input: solarInputOf(first) });
+  let ownsSolar = true;
 
   let timer: unknown;
   let running = false;
@@ -256,10 +251,14 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
   }
 
   return {
-    start(): void {
+    /** Starts the loop; `tree` is the solar actor of the actor tree (its parent starts and stops it), else its own runs. */
+    start(tree?: SolarActor): void {
       if (running) return;
       running = true;
-      solar.start();
+      if (tree) {
+        solar = tree;
+        ownsSolar = false;
+      } else solar.start();
       charging.limits.onChange(() => running && step());
       // A vehicle arriving or leaving, a transaction starting: the ramp and the session rules change at once.
       let seen = '';
@@ -276,7 +275,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     stop(): void {
       running = false;
       clock.clearTimeout(timer);
-      solar.stop();
+      if (ownsSolar) solar.stop();
     },
     /** A step now (a setting changed); nothing once stopped. */
     step: () => void (running && step()),
@@ -294,6 +293,17 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       step();
     },
   };
+}
+
+/** The solar actor's effects: its starts and stops are logged. */
+export const solarActions = (logger: Pick<Logger, 'info'>) => ({
+  started: () => logger.info('energy: solar surplus starts charging'),
+  stopped: () => logger.info('energy: solar surplus stops charging'),
+});
+
+/** The solar actor's input from the settings (the loop sends every later change). */
+export function solarInputOf(settings: EnergySettings): SolarInput {
+  return { mode: settings.mode, params: settings.solar, minimumW: minimumW(phaseStateOf(settings.phases, undefined, settings.phaseSwitchMode)) };
 }
 
 /** The power of 6 A on the fewest phases the charge point can use (W): the solar thresholds are relative to it. */

@@ -3,7 +3,8 @@ import type { IClientOptions, MqttClient } from 'mqtt';
 import { createActor } from 'xstate';
 import { realTimers } from '../../drivers/timers.js';
 import type { Timers } from '../../drivers/types.js';
-import { SITE_MEMBERSHIP_DEFAULTS, siteMembershipMachine, type SiteMembershipParams } from '../../machines/site-membership.js';
+import type { SiteMembershipActor } from '../../machines/main-thread.js';
+import { SITE_MEMBERSHIP_DEFAULTS, siteMembershipMachine, type SiteMembershipInput, type SiteMembershipParams } from '../../machines/site-membership.js';
 import type { Logger } from '../logger.js';
 import { mqttOptionsOf } from '../mqtt/options.js';
 import { NOMINAL_VOLTAGE } from '../ocpp/smart-charging.js';
@@ -51,6 +52,27 @@ export const SITE_LINK_DEFAULTS: SiteLinkParams = {
   connectTimeoutMs: 10_000,
   reconnectMs: 5_000,
 };
+
+/**
+ * The link's times scaled by `scale` (SITE_TIME_SCALE: tests with whole controllers on one site, in real time), each
+ * rule keeping its proportions; the step at least 100 ms. What belongs to the devices is not scaled: the grid meter's
+ * age and the connect timeout.
+ */
+export function scaledSiteLinkParams(scale: number, base: SiteLinkParams = SITE_LINK_DEFAULTS): SiteLinkParams {
+  if (scale === 1) return base;
+  const ms = (value: number) => Math.round(value * scale);
+  const { site, membership } = base;
+  return {
+    ...base,
+    site: { ...site, silentMs: ms(site.silentMs), lostMs: ms(site.lostMs), reserveMs: ms(site.reserveMs), raiseDelayMs: ms(site.raiseDelayMs) },
+    membership: { joinMs: ms(membership.joinMs), reserveMs: ms(membership.reserveMs) },
+    stepMs: Math.max(100, ms(base.stepMs)),
+    heartbeatMs: ms(base.heartbeatMs),
+    keepaliveS: Math.max(1, Math.round(base.keepaliveS * scale)),
+    noticeMs: ms(base.noticeMs),
+    reconnectMs: ms(base.reconnectMs),
+  };
+}
 
 /** The site settings (services/energy/site-settings.ts) as the link uses them. */
 export interface SiteOptions {
@@ -101,6 +123,8 @@ export interface SiteLinkState {
 export interface SiteLinkService extends SiteLink {
   /** Reads the settings again (after a change). */
   configure(): void;
+  /** Hands the membership over to the actor tree's actor (started by its parent), which is told what is known now. */
+  attach(tree: SiteMembershipActor): void;
   state(): SiteLinkState;
   /** Leaves the site (the record cleared) and ends the connection. */
   stop(): Promise<void>;
@@ -120,7 +144,9 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
   let options = siteOptionsOf(settings);
   const siteParams = (): SiteParams => ({ ...params.site, fairness: options.fairness });
 
-  const membership = createActor(siteMembershipMachine, { clock: timers, input: { params: params.membership } });
+  // A standalone membership actor until attach() gives the one of the main thread's actor tree (machines/main-thread.ts).
+  let membership: SiteMembershipActor = createActor(siteMembershipMachine, { clock: timers, input: siteMembershipInputOf(params) });
+  let ownsMembership = true;
   membership.start();
 
   let client: MqttClient | undefined;
@@ -400,6 +426,14 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
       step();
     },
     configure,
+    attach(tree) {
+      if (ownsMembership) membership.stop();
+      membership = tree;
+      ownsMembership = false;
+      membership.send({ type: connected ? 'CONNECTED' : 'DISCONNECTED' });
+      membership.send({ type: 'SITE', on: options.enabled });
+      step();
+    },
     state: () => ({
       membership: JSON.stringify(membership.getSnapshot().value),
       connected,
@@ -414,10 +448,13 @@ export function createSiteLink(deps: SiteLinkDeps): SiteLinkService {
       await configuring;
       openedWith = '';
       await close();
-      membership.stop();
+      if (ownsMembership) membership.stop();
     },
   };
 }
+
+/** The membership actor's input from the link's parameters. */
+export const siteMembershipInputOf = (params: Pick<SiteLinkParams, 'membership'>): SiteMembershipInput => ({ params: params.membership });
 
 /** A peer known only by its last will: the most it may draw without the broker is its safe share. */
 const OFFLINE_DEMAND: OnlineSiteRecord = { v: 1, online: true, demandA: 1000, lines: [0, 1, 2], priority: 0, arrivedAt: null, drawA: [0, 0, 0], gridA: null };

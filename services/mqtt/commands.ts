@@ -19,11 +19,18 @@ export const SETTING_COMMANDS = ['ChargingEnabled', 'MaxCurrent'] as const;
 export const CHARGE_COMMANDS = ['Charge', 'Pause'] as const;
 /** Energy management's mode (services/energy/contracts.ts `setMode`): `fast`, `solar`, `minSolar`. */
 export const MODE_COMMAND = 'ChargingMode';
-export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, MODE_COMMAND] as const;
+/**
+ * Energy management's schedule and session goals: settings (services/energy/settings.ts) written as PATCH
+ * /v1/settings writes them; refused where energy management does not run (nothing would apply them).
+ */
+export const GOAL_COMMANDS = ['ChargingSchedule', 'DepartureTime', 'DepartureEnergy', 'SessionEnergyLimit', 'SessionDurationLimit'] as const;
+/** The departure time and its energy target in one write, all or nothing: `{"time": "07:30", "energyKWh": 20}`. */
+export const DEPARTURE_COMMAND = 'Departure';
+export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, MODE_COMMAND, ...GOAL_COMMANDS, DEPARTURE_COMMAND] as const;
 /** A correlation id (`{"value": …, "id": …}`), echoed in the result: at most this many characters. */
 export const MAX_ID_LENGTH = 64;
-/** Larger payloads are refused unread. */
-export const MAX_PAYLOAD_BYTES = 256;
+/** Larger payloads are refused unread (room for the longest schedule, 255 characters, with an id). */
+export const MAX_PAYLOAD_BYTES = 512;
 /** The role commands act with on the settings (the role that may change them through the API). */
 export const CONTROL_ROLE: Role = 'operator';
 
@@ -113,8 +120,9 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     }
     return { ...head, success: true, value };
   }
+  const energyOff = 'Energy management is not running on this controller';
   if (command === MODE_COMMAND) {
-    if (!deps.energy) return refuse('Energy management is not running on this controller');
+    if (!deps.energy) return refuse(energyOff);
     if (typeof value !== 'string' || !(SOLAR_MODES as readonly string[]).includes(value)) {
       return refuse(`${JSON.stringify(command)} must be one of ${SOLAR_MODES.map((m) => JSON.stringify(m)).join(', ')}`);
     }
@@ -133,12 +141,30 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     deps.limit(checked.value as number);
     return { ...head, success: true, value: checked.value };
   }
+  const goal = command === DEPARTURE_COMMAND || (GOAL_COMMANDS as readonly string[]).includes(command);
+  if (goal && !deps.energy) return refuse(energyOff);
+  if (command === DEPARTURE_COMMAND) {
+    const keys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).sort().join() : '';
+    if (keys !== 'energyKWh,time') return refuse(`${JSON.stringify(command)} must be an object {"time": "HH:MM", "energyKWh": kWh} ("" and 0: off)`);
+    const { time, energyKWh } = value as { time: unknown; energyKWh: unknown };
+    const cause = await writeSettings(deps, [
+      { key: 'DepartureTime', value: time },
+      { key: 'DepartureEnergy', value: energyKWh },
+    ]);
+    return cause === null ? { ...head, success: true, value: { time, energyKWh } } : refuse(cause);
+  }
+  const cause = await writeSettings(deps, [{ key: command, value }]);
+  return cause === null ? { ...head, success: true, value } : refuse(cause);
+}
+
+/** Writes settings as PATCH /v1/settings does (all or nothing); the refusal's cause names each refused key, else null. */
+async function writeSettings(deps: CommandDeps, pairs: Array<{ key: string; value: unknown }>): Promise<string | null> {
   try {
-    await deps.settings.set({ role: CONTROL_ROLE, username: 'mqtt' }, [{ key: command, value }]);
+    await deps.settings.set({ role: CONTROL_ROLE, username: 'mqtt' }, pairs as Parameters<Settings['set']>[1]);
+    return null;
   } catch (err) {
     if (!(err instanceof OperationError)) throw err;
-    const pair = (err.details?.params as Array<{ cause?: string }> | undefined)?.[0];
-    return refuse(pair?.cause ? `${JSON.stringify(command)} ${pair.cause}` : err.message);
+    const refused = (err.details?.params as Array<{ key: string; cause?: string }> | undefined)?.filter((p) => p.cause !== undefined) ?? [];
+    return refused.length ? refused.map((p) => `${JSON.stringify(p.key)} ${p.cause}`).join('; ') : err.message;
   }
-  return { ...head, success: true, value };
 }

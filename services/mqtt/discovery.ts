@@ -11,7 +11,7 @@ import type { MqttOptions } from './options.js';
  * third phase on one phase) get an empty retained message instead, which removes them from Home Assistant.
  */
 
-type Component = 'sensor' | 'binary_sensor' | 'switch' | 'number' | 'select';
+type Component = 'sensor' | 'binary_sensor' | 'switch' | 'number' | 'select' | 'text';
 
 /** What the controller offers besides its settings: energy management runs (an `EnergyControl` is wired). */
 export interface Features {
@@ -71,6 +71,37 @@ const rangeOf = (key: string): [number, number] => {
   if (field?.type !== 'int') throw new Error(`${key} is not an integer setting`);
   return field.range;
 };
+
+/** A number entity writing an integer setting with its range (0: off for the session goals). */
+const settingNumber = (object: string, name: string, key: string, unit: string, icon: string): Entity => ({
+  object,
+  component: 'number',
+  name,
+  state: key.charAt(0).toLowerCase() + key.slice(1),
+  config: { command: key, unit_of_measurement: unit, min: rangeOf(key)[0], max: rangeOf(key)[1], step: 1, mode: 'box', icon },
+  when: energyControlled,
+});
+
+/** A text entity writing a string setting with its length and pattern; commands take JSON (`"07:30"`). */
+function settingText(object: string, name: string, key: string, icon: string): Entity {
+  const field = FIELDS.get(key);
+  if (field?.type !== 'string') throw new Error(`${key} is not a text setting`);
+  return {
+    object,
+    component: 'text',
+    name,
+    state: key.charAt(0).toLowerCase() + key.slice(1),
+    config: {
+      command: key,
+      command_template: '{{ value | tojson }}',
+      min: field.length[0],
+      max: field.length[1],
+      ...(field.pattern ? { pattern: field.pattern.source } : {}),
+      icon,
+    },
+    when: energyControlled,
+  };
+}
 
 const threePhases = (o: Offer) => o.phases === 3;
 const controlled = (o: Offer) => o.control;
@@ -202,6 +233,12 @@ export const ENTITIES: readonly Entity[] = [
     config: { command: MODE_COMMAND, options: [...SOLAR_MODES], command_template: '{{ value | tojson }}', icon: 'mdi:solar-power-variant' },
     when: energyControlled,
   },
+  // The schedule and the session's goals: settings, written through the goal commands (services/mqtt/commands.ts).
+  settingText('charging_schedule', 'Charging schedule', 'ChargingSchedule', 'mdi:calendar-clock'),
+  settingText('departure_time', 'Departure time', 'DepartureTime', 'mdi:clock-end'),
+  settingNumber('departure_energy', 'Departure energy', 'DepartureEnergy', 'kWh', 'mdi:battery-clock'),
+  settingNumber('session_energy_limit', 'Session energy limit', 'SessionEnergyLimit', 'kWh', 'mdi:battery-lock'),
+  settingNumber('session_duration_limit', 'Session duration limit', 'SessionDurationLimit', 'min', 'mdi:timer-lock'),
   { ...enumSensor('limiting_reason', 'Limiting reason', 'energyReason', ENERGY_REASONS), when: energy },
   {
     object: 'energy_description',

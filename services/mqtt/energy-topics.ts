@@ -1,6 +1,7 @@
 import { LIMIT_SOURCES, type SolarMode } from '../energy/allocator.js';
 import type { EnergyStatus } from '../energy/contracts.js';
-import { numberOr } from './payload.js';
+import type { EnergySettings } from '../energy/settings-of.js';
+import { NO_VALUE, numberOr } from './payload.js';
 
 /**
  * Energy management on MQTT (docs/mqtt.md): the allocation as `EnergyStatus` reports it, as single-value topics
@@ -9,8 +10,15 @@ import { numberOr } from './payload.js';
  *   logic's state and each limit's status;
  * - measured (at most once per interval, with the meter values): each limit's amps, the inputs (grid power per line
  *   and total, surplus, grid operator's limit, site share per line) and today's energy from the sun and the grid.
+ * - goals (states): the schedule and the session's limits and departure, the settings the goal commands write.
  * Without energy management (no `EnergyControl`) none of them is published.
  */
+
+/** The schedule and session goals as the settings hold them. */
+export type EnergyGoals = Pick<EnergySettings, 'schedule' | 'departure' | 'sessionLimits'>;
+/** Their topics: text (`None` while empty: off) and numbers (0: off). */
+const GOAL_TEXT_TOPICS = ['chargingSchedule', 'departureTime'] as const;
+const GOAL_NUMERIC_TOPICS = ['departureEnergy', 'sessionEnergyLimit', 'sessionDurationLimit'] as const;
 
 /** The modes in the words of the API and the command (`fast`, `solar`, `minSolar`). */
 export const SOLAR_MODES: readonly SolarMode[] = ['fast', 'solar', 'minSolar'];
@@ -26,6 +34,8 @@ const limitStatusTopic = (source: string) => `limit/${source}/status`;
 export const ENERGY_STATE_TOPICS: readonly string[] = [
   ...['chargingMode', 'energyCurrent', 'energyPhases', 'energyReason', 'energyDescription', 'solarState'],
   ...LIMIT_SOURCES.map(limitStatusTopic),
+  ...GOAL_TEXT_TOPICS,
+  ...GOAL_NUMERIC_TOPICS,
 ];
 /** The topics published with the meter values. */
 export const ENERGY_MEASURED_TOPICS: readonly string[] = [
@@ -34,10 +44,10 @@ export const ENERGY_MEASURED_TOPICS: readonly string[] = [
   ...['solarEnergyToday', 'gridEnergyToday'],
 ];
 /** The topics whose payload is a number (numbers in the JSON state). */
-export const ENERGY_NUMERIC_TOPICS: readonly string[] = ['energyCurrent', 'energyPhases', ...ENERGY_MEASURED_TOPICS];
+export const ENERGY_NUMERIC_TOPICS: readonly string[] = ['energyCurrent', 'energyPhases', ...GOAL_NUMERIC_TOPICS, ...ENERGY_MEASURED_TOPICS];
 
 /** The topics published at once; empty without energy management. */
-export function energyStateValues(status: EnergyStatus | null): Record<string, string> {
+export function energyStateValues(status: EnergyStatus | null, goals: EnergyGoals): Record<string, string> {
   if (!status) return {};
   const values: Record<string, string> = {
     chargingMode: status.mode,
@@ -48,6 +58,11 @@ export function energyStateValues(status: EnergyStatus | null): Record<string, s
     solarState: status.solar,
   };
   for (const source of LIMIT_SOURCES) values[limitStatusTopic(source)] = status.limits.find((l) => l.source === source)?.status ?? 'off';
+  values.chargingSchedule = goals.schedule || NO_VALUE;
+  values.departureTime = goals.departure.time || NO_VALUE;
+  values.departureEnergy = String(goals.departure.energyKWh);
+  values.sessionEnergyLimit = String(goals.sessionLimits.energyKWh);
+  values.sessionDurationLimit = String(goals.sessionLimits.durationMin);
   return values;
 }
 

@@ -6,6 +6,7 @@ import type { ChargeControl } from '../charge-control.js';
 import type { ChargingService } from '../charging.js';
 import type { MqttInputs } from '../energy/inputs.js';
 import type { EnergyControl } from '../energy/contracts.js';
+import { energySettingsOf } from '../energy/settings-of.js';
 import type { Backend } from '../ocpp/backend.js';
 import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
@@ -142,6 +143,7 @@ export function createMqttService(deps: MqttDeps) {
       startedAt: deps.startedAt,
       ipAddress: ipv4Address(),
       energy: deps.energy?.status() ?? null,
+      goals: energySettingsOf(settings),
     };
   }
 

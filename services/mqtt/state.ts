@@ -1,7 +1,15 @@
 import type { SystemState } from '../core/system-state.js';
 import type { CoreState } from '../core/protocol.js';
 import type { EnergyStatus } from '../energy/contracts.js';
-import { ENERGY_MEASURED_TOPICS, ENERGY_NUMERIC_TOPICS, ENERGY_STATE_TOPICS, energyMeasuredValues, energyStateValues, nestLimits } from './energy-topics.js';
+import {
+  ENERGY_MEASURED_TOPICS,
+  ENERGY_NUMERIC_TOPICS,
+  ENERGY_STATE_TOPICS,
+  energyMeasuredValues,
+  energyStateValues,
+  nestLimits,
+  type EnergyGoals,
+} from './energy-topics.js';
 import { NO_VALUE, numberOr } from './payload.js';
 
 /**
@@ -38,6 +46,8 @@ export interface PublishedInput {
   ipAddress: string | null;
   /** Energy management's report (services/energy/contracts.ts); null: not running. */
   energy: EnergyStatus | null;
+  /** The schedule and session goals (settings), published with energy management. */
+  goals: EnergyGoals;
 }
 
 /** The states: systemState and the other spec state names, transaction active, messages, control values. */
@@ -67,7 +77,7 @@ export function stateValues(input: PublishedInput): Values {
     backendConnected: flag(input.backendConnected),
     startedAt: new Date(input.startedAt).toISOString(),
     ipAddress: input.ipAddress ?? NO_VALUE,
-    ...energyStateValues(input.energy),
+    ...energyStateValues(input.energy, input.goals),
   };
   if (input.publishTagIds) {
     values.tagId = system.transaction?.tagId ?? NO_VALUE;

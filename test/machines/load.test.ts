@@ -50,7 +50,10 @@ test("each actor's chart is named after its machine: docs/charts/<file>.svg and 
       ['mqtt', 'mqtt', 'mqtt'],
       ['backendLink', 'backendLink', 'backend-link'],
       ['core', 'chargePointCore', 'charge-point-core'],
+      ['solar', 'solar', 'solar'],
+      ['siteMembership', 'siteMembership', 'site-membership'],
       ['chargeCycle', 'chargeCycle', 'charge-cycle'],
+      ['phaseSwitch', 'phaseSwitch', 'phase-switch'],
     ]),
   );
   for (const [, , file] of charts) expect(existsSync(join(import.meta.dirname, '..', '..', 'docs', 'charts', `${file}.svg`)), file).toBe(true);

@@ -1,12 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { Aedes } from 'aedes';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { serveAedes } from '../../bin/dev/aedes-broker.js';
 
 /**
  * Real MQTT brokers for the tests, on a real TCP port on 127.0.0.1: `aedes` in this process (the default, npm only),
@@ -67,7 +66,7 @@ async function accepting(port: number, timeoutMs = 10_000): Promise<void> {
 }
 
 async function startAedes(port: number, tlsPort: number) {
-  const broker = await Aedes.createBroker({
+  const broker = await serveAedes([{ port }, { port: tlsPort, tls: { cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) } }], {
     authenticate: (_client, username, password, done) => {
       if (username === undefined) return done(null, true);
       const ok = username === BROKER_USER && password?.toString() === BROKER_PASSWORD;
@@ -76,25 +75,7 @@ async function startAedes(port: number, tlsPort: number) {
       return done(err as never, null);
     },
   });
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    broker.handle(socket);
-  });
-  const tls = createTlsServer({ cert: readFileSync(TLS_CERT_FILE), key: readFileSync(TLS_KEY_FILE) }, (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    broker.handle(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  await new Promise<void>((resolve) => tls.listen(tlsPort, '127.0.0.1', resolve));
-  return async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await new Promise<void>((resolve) => tls.close(() => resolve()));
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
-  };
+  return () => broker.stop();
 }
 
 async function startMosquitto(port: number, tlsPort: number, dir: string) {

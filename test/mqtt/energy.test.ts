@@ -117,6 +117,103 @@ describe(`energy management on MQTT against ${BROKER_KIND}`, () => {
     expect(await runCommand({ ...deps, energy }, 'ChargingMode', Buffer.from('"solar"'))).toEqual({ command: 'ChargingMode', success: true, value: 'solar' });
   });
 
+  test('schedule and session goals as commands: stored as PATCH /v1/settings stores them; bad values refused with its reason, changing nothing', async () => {
+    await connect();
+    const setting = (key: string) => c.h.controller.settings.get(key as never);
+    expect(await command('SessionEnergyLimit', '20')).toEqual({
+      command: 'SessionEnergyLimit',
+      success: false,
+      cause: 'Control over MQTT is off (setting MqttControl)',
+    });
+    expect(setting('SessionEnergyLimit')).toBe(0);
+    await patch({ MqttControl: 1 });
+    // Published (states) before any change: the settings' values, `None` for an empty text.
+    await waitTopic('chargingSchedule', 'None');
+    await waitTopic('sessionEnergyLimit', '0');
+
+    let from = o.messages.length;
+    expect(await command('SessionEnergyLimit', '{"value": 20, "id": "ha-1"}')).toEqual({ command: 'SessionEnergyLimit', id: 'ha-1', success: true, value: 20 });
+    expect(await command('SessionDurationLimit', '90')).toEqual({ command: 'SessionDurationLimit', success: true, value: 90 });
+    const schedule = 'Mo-Fr 22:00-06:00, Sa-Su 00:00-24:00';
+    expect(await command('ChargingSchedule', JSON.stringify(schedule))).toEqual({ command: 'ChargingSchedule', success: true, value: schedule });
+    expect(await command('Departure', '{"time": "07:30", "energyKWh": 25, "id": 7}')).toEqual({
+      command: 'Departure',
+      id: 7,
+      success: true,
+      value: { time: '07:30', energyKWh: 25 },
+    });
+    await waitTopic('sessionEnergyLimit', '20', from);
+    await waitTopic('sessionDurationLimit', '90', from);
+    await waitTopic('chargingSchedule', schedule, from);
+    await waitTopic('departureTime', '07:30', from);
+    await waitTopic('departureEnergy', '25', from);
+    // Stored: the API reads them back, written by the MQTT user.
+    const goalKeys = ['SessionEnergyLimit', 'SessionDurationLimit', 'ChargingSchedule', 'DepartureTime', 'DepartureEnergy'];
+    const stored = await c.api('GET', `/v1/settings?params=${goalKeys.join(',')}`);
+    expect(stored.json.params).toEqual([
+      { SessionEnergyLimit: 20 },
+      { SessionDurationLimit: 90 },
+      { ChargingSchedule: schedule },
+      { DepartureTime: '07:30' },
+      { DepartureEnergy: 25 },
+    ]);
+    const state = json(o.messages.filter((m) => m.topic === t('state')).at(-1)!);
+    expect(state).toMatchObject({ chargingSchedule: schedule, departureTime: '07:30', departureEnergy: 25, sessionEnergyLimit: 20, sessionDurationLimit: 90 });
+
+    // Refused with the reason PATCH /v1/settings gives, and nothing changes (the departure all or nothing).
+    const patchCause = async (key: string, value: unknown) => {
+      const res = await c.api('PATCH', '/v1/settings', { params: [{ key, value }] });
+      expect(res.status).toBe(400);
+      return `${JSON.stringify(key)} ${res.json.params[0].cause as string}`;
+    };
+    expect(await command('SessionEnergyLimit', '500')).toEqual({
+      command: 'SessionEnergyLimit',
+      success: false,
+      cause: await patchCause('SessionEnergyLimit', 500),
+    });
+    expect(await command('ChargingSchedule', '"Mo 25:00-06:00"')).toEqual({
+      command: 'ChargingSchedule',
+      success: false,
+      cause: await patchCause('ChargingSchedule', 'Mo 25:00-06:00'),
+    });
+    expect(await command('DepartureTime', '"7:30"')).toMatchObject({ success: false, cause: await patchCause('DepartureTime', '7:30') });
+    expect(await command('Departure', '{"time": "08:00", "energyKWh": 999}')).toEqual({
+      command: 'Departure',
+      success: false,
+      cause: await patchCause('DepartureEnergy', 999),
+    });
+    const shape = '"Departure" must be an object {"time": "HH:MM", "energyKWh": kWh} ("" and 0: off)';
+    expect(await command('Departure', '"08:00"')).toEqual({ command: 'Departure', success: false, cause: shape });
+    expect(await command('Departure', '{"time": "08:00"}')).toEqual({ command: 'Departure', success: false, cause: shape });
+    expect(goalKeys.map(setting)).toEqual([20, 90, schedule, '07:30', 25]);
+
+    // Turned off again: the empty schedule and departure (`""`, 0), published as None and 0.
+    from = o.messages.length;
+    expect(await command('ChargingSchedule', '""')).toMatchObject({ success: true, value: '' });
+    expect(await command('Departure', '{"time": "", "energyKWh": 0}')).toMatchObject({ success: true });
+    await waitTopic('chargingSchedule', 'None', from);
+    await waitTopic('departureTime', 'None', from);
+    await waitTopic('departureEnergy', '0', from);
+    // A schedule near the longest (254 of 255 characters) fits a command with the longest id.
+    const longest = Array(16).fill('Mo 00:00-01:00').join(', ');
+    expect(await command('ChargingSchedule', JSON.stringify({ value: longest, id: 'x'.repeat(64) }))).toMatchObject({ success: true, value: longest });
+  });
+
+  test('without energy management the goal commands are refused, not ignored', async () => {
+    const deps = { settings: c.h.controller.settings, charge: c.h.controller.chargeControl, control: () => true, loadManagement: () => false, limit: () => {} };
+    for (const [name, payload] of [
+      ['SessionEnergyLimit', '20'],
+      ['Departure', '{"time": "07:30", "energyKWh": 20}'],
+    ]) {
+      expect(await runCommand(deps, name!, Buffer.from(payload!))).toEqual({
+        command: name,
+        success: false,
+        cause: 'Energy management is not running on this controller',
+      });
+    }
+    expect(c.h.controller.settings.get('SessionEnergyLimit')).toBe(0);
+  });
+
   test('Home Assistant: mode as a select, limiting reason, phase count, grid power, surplus, today’s energy; the select’s command works', async () => {
     await connect({ MqttControl: 1 });
     const config = async (component: string, object: string) => {
@@ -147,7 +244,10 @@ describe(`energy management on MQTT against ${BROKER_KIND}`, () => {
     const options = mqttOptionsOf(c.h.controller.settings);
     const energyEntities = ENTITIES.filter((e) => e.when?.({ ...options, energy: true }) !== e.when?.({ ...options, energy: false }));
     expect(energyEntities.map((e) => e.object).sort()).toEqual(
-      ['charging_mode', 'limiting_reason', 'phase_count', 'energy_description', 'grid_power', 'surplus', 'solar_energy_today', 'grid_energy_today'].sort(),
+      [
+        ...['charging_mode', 'limiting_reason', 'phase_count', 'energy_description', 'grid_power', 'surplus', 'solar_energy_today', 'grid_energy_today'],
+        ...['charging_schedule', 'departure_time', 'departure_energy', 'session_energy_limit', 'session_duration_limit'],
+      ].sort(),
     );
     for (const e of energyEntities) await o.waitFor((m) => m.topic === t(e.state), { what: e.state });
 

@@ -22,6 +22,11 @@ const ENERGY_OBJECTS = [
   'surplus',
   'solar_energy_today',
   'grid_energy_today',
+  'charging_schedule',
+  'departure_time',
+  'departure_energy',
+  'session_energy_limit',
+  'session_duration_limit',
 ];
 
 describe(`Home Assistant against ${BROKER_KIND}`, () => {

@@ -102,7 +102,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
       cause: expect.stringContaining('"ChargingEnabled" must be one of 0 (Off), 1 (On)'),
     });
     expect(await command('MaxCurrent', 'ten')).toMatchObject({ success: false, cause: 'The payload must be a JSON value, such as 16 or 1' });
-    expect(await command('MaxCurrent', '1'.repeat(300))).toMatchObject({ success: false, cause: 'The payload is longer than 256 bytes' });
+    expect(await command('MaxCurrent', '1'.repeat(600))).toMatchObject({ success: false, cause: 'The payload is longer than 512 bytes' });
     expect(await command('Phases', '1')).toMatchObject({ success: false, cause: expect.stringContaining('Unknown command "Phases"') });
     expect(await command('LoadLimit', '10')).toMatchObject({ success: false, cause: 'Load limits over MQTT are off (setting MqttLoadManagement)' });
     expect((await c.api('GET', '/v1/settings?params=MaxCurrent,ChargingEnabled')).json.params).toEqual([

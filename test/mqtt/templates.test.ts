@@ -65,6 +65,18 @@ describe.skipIf(!available && process.env.MQTT_TEST_BROKER !== 'mosquitto')('dis
     expect(rendered.map((r) => JSON.parse(r.ok!))).toEqual(select.options);
   });
 
+  test('the goal texts (schedule, departure time): the text becomes the JSON string the command takes, quotes escaped', () => {
+    for (const object of ['charging_schedule', 'departure_time']) {
+      const text = ENTITIES.find((e) => e.object === object)!.config as { command_template: string };
+      const values = ['Mo-Fr 22:00-06:00, Sa-Su 00:00-24:00', '07:30', '', 'a "quoted" text'];
+      const rendered = render(values.map((value) => [text.command_template, value]));
+      expect(
+        rendered.map((r) => JSON.parse(r.ok!)),
+        object,
+      ).toEqual(values);
+    }
+  });
+
   test('every template of every entity renders for an empty payload', () => {
     const templates = ENTITIES.flatMap((e) =>
       Object.entries(e.config)
