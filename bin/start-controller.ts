@@ -1,4 +1,5 @@
 import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createActor, type InspectionEvent } from 'xstate';
 import { createApp } from '../api/app.js';
 import type { Fetch } from '../api/types.js';
@@ -22,6 +23,7 @@ import { CORE_SYSTEM_ID } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
+import { createBackups } from '../services/field-service/backup.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
@@ -76,7 +78,7 @@ export interface ControllerOptions {
   withoutSimulator?: boolean;
   /** Receives both actor systems' inspection events (model-based tests, transition coverage); `core: 'thread'` only. */
   inspect?: InspectionObserver;
-  /** Shows the generated initial operator password once (the console by default, never the log). */
+  /** Shows the generated initial operator password once, at the first start and after a factory reset (the console by default, never the log). */
   showInitialPassword?: (username: string, password: string) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
@@ -141,7 +143,7 @@ export interface Controller {
 
 function printInitialPassword(username: string, password: string): void {
   process.stderr.write(
-    `\n  First start: created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
+    `\n  First start (or factory reset): created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
       '  It is shown only this once. Change it with `npm run accounts -- set operator --role operator`.\n\n',
   );
 }
@@ -390,6 +392,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
     clock,
     now,
     restart: options.restart,
+    fieldService: {
+      backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
+      showInitialPassword: options.showInitialPassword ?? printInitialPassword,
+    },
   });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));

@@ -114,6 +114,8 @@ export async function startHarness(
     energyInputs?: EnergyInputs;
     /** The time zone of schedules (default: the process's). */
     timeZone?: string;
+    /** Receives a generated operator password (first start, factory reset); by default it is dropped. */
+    showInitialPassword?: (username: string, password: string) => void;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -134,7 +136,7 @@ export async function startHarness(
     core: 'thread',
     clock,
     now: () => clock.now(),
-    showInitialPassword: () => undefined,
+    showInitialPassword: opts.showInitialPassword ?? (() => undefined),
     onCoreLost: (reason) => coreLost.push(reason),
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
     ...(opts.chargePoint ? { chargePointHardware: (hw) => opts.chargePoint!(hw, clock) } : {}),
