@@ -24,6 +24,8 @@ import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import { createBackups } from '../services/field-service/backup.js';
+import { createDiagnostics } from '../services/field-service/diagnostics.js';
+import { recentLogOf } from '../services/field-service/recent-log.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, type EnergyManager } from '../services/energy/manager.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
@@ -211,6 +213,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   void network.unavailable(); // asked once, now: a settings write checks it
   const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, logger, events });
+  const diagnostics = createDiagnostics({ database, settings, metrics, log: recentLogOf(logger), now });
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
@@ -222,6 +225,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger,
     restart: options.restart,
     events,
+    diagnostics,
     setTime: (ms) => {
       wall.setOffset(wall.offsetTo(ms));
       core.send({ type: 'clock', offsetMs: wall.offset() });
@@ -266,6 +270,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         const ms = Math.round(event.seconds * 10_000) / 10;
         if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
         else logger.debug({ reaction: event.reaction, ms }, 'safety reaction');
+        diagnostics.reaction(event.reaction, event.seconds);
         return metrics.reaction(event.reaction, event.seconds);
       }
       case 'heartbeat':
@@ -395,6 +400,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     fieldService: {
       backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
       showInitialPassword: options.showInitialPassword ?? printInitialPassword,
+      diagnostics,
     },
   });
   const route = routeOf(app.routes);

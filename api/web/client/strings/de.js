@@ -276,4 +276,9 @@ export const DE = {
   "service.resetButton": "Auf Werkseinstellungen zurücksetzen",
   "service.resetConfirm": "Alles auf diesem Controller löschen?",
   "service.resetConfirmAgain": "Letzte Frage: jetzt alles löschen? Das lässt sich nicht rückgängig machen.",
+  "service.diagnostics": "Diagnose",
+  "service.diagnosticsHint":
+    "Aktuelles Protokoll, Ereignisprotokoll, Einstellungen (ohne Passwörter), Versionen, Messwerte und eine Datenbankprüfung für den Service.",
+  "service.diagnosticsDownload": "Diagnose herunterladen",
+  "service.diagnosticsDownloaded": "Diagnose heruntergeladen.",
 };

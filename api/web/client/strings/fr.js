@@ -278,4 +278,9 @@ export const FR = {
   "service.resetButton": "Réinitialiser aux réglages d'usine",
   "service.resetConfirm": "Tout effacer sur ce contrôleur ?",
   "service.resetConfirmAgain": "Dernière question : tout effacer maintenant ? C'est irréversible.",
+  "service.diagnostics": "Diagnostic",
+  "service.diagnosticsHint":
+    "Journal récent, journal des événements, paramètres (sans mots de passe), versions, métriques et contrôle de la base, pour le technicien.",
+  "service.diagnosticsDownload": "Télécharger le diagnostic",
+  "service.diagnosticsDownloaded": "Diagnostic téléchargé.",
 };

@@ -272,4 +272,8 @@ export const GB = {
   "service.resetButton": "Factory reset",
   "service.resetConfirm": "Erase everything on this controller?",
   "service.resetConfirmAgain": "Last question: erase everything now? This cannot be undone.",
+  "service.diagnostics": "Diagnostics",
+  "service.diagnosticsHint": "Recent log, event log, settings (without passwords), versions, metrics and a database check, for a service technician.",
+  "service.diagnosticsDownload": "Download diagnostics",
+  "service.diagnosticsDownloaded": "Diagnostics downloaded.",
 };

@@ -277,4 +277,9 @@ export const NL = {
   "service.resetButton": "Fabrieksinstellingen herstellen",
   "service.resetConfirm": "Alles op deze controller wissen?",
   "service.resetConfirmAgain": "Laatste vraag: nu alles wissen? Dit kan niet ongedaan worden gemaakt.",
+  "service.diagnostics": "Diagnose",
+  "service.diagnosticsHint":
+    "Recent logboek, gebeurtenissen, instellingen (zonder wachtwoorden), versies, metingen en een databasecontrole, voor de servicetechnicus.",
+  "service.diagnosticsDownload": "Diagnose downloaden",
+  "service.diagnosticsDownloaded": "Diagnose gedownload.",
 };

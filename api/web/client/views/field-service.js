@@ -1,6 +1,7 @@
-// Field service (extension /v1/backup, /v1/backup/restore, /v1/factory-reset; role installer or higher): download a
-// backup, restore one (optionally keeping this controller's network settings and identity), factory reset. Restore
-// and reset restart the controller: the page then waits until the old session is unknown and shows the login.
+// Field service (extension /v1/backup, /v1/backup/restore, /v1/factory-reset, /v1/diagnostics; role installer or
+// higher): download a backup or the diagnostics bundle, restore a backup (optionally keeping this controller's network
+// settings and identity), factory reset. Restore and reset restart the controller: the page then waits until the old
+// session is unknown and shows the login.
 import { useState } from 'preact/hooks';
 import { ApiError, call, request, restarting, session } from '../api.js';
 import { t } from '../i18n.js';
@@ -42,23 +43,23 @@ export function FieldService() {
     }
   };
 
-  const download = () =>
+  const download = (path, ok) =>
     run(async () => {
       let res;
       try {
-        res = await fetch('/v1/backup', { headers: { Authorization: session.peek().id }, cache: 'no-store' });
+        res = await fetch(path, { headers: { Authorization: session.peek().id }, cache: 'no-store' });
       } catch {
         throw new ApiError(0, null);
       }
       if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
-      const name = (/filename="([^"]+)"/.exec(res.headers.get('content-disposition') || '') || [])[1] || 'charge-controller.ccbackup';
+      const name = (/filename="([^"]+)"/.exec(res.headers.get('content-disposition') || '') || [])[1] || 'charge-controller.gz';
       const url = URL.createObjectURL(await res.blob());
       const link = document.createElement('a');
       link.href = url;
       link.download = name;
       link.click();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    }, t('service.downloaded'));
+    }, ok);
 
   async function restore(event) {
     event.preventDefault();
@@ -85,7 +86,20 @@ export function FieldService() {
     <section class="card" aria-labelledby="service-backup">
       <h2 id="service-backup">${t('service.backup')}</h2>
       <p class="hint">${t('service.backupHint')}</p>
-      <div class="actions"><button type="button" id="download-backup" disabled=${busy} onClick=${download}>${t('service.download')}</button></div>
+      <div class="actions">
+        <button type="button" id="download-backup" disabled=${busy} onClick=${() => download('/v1/backup', t('service.downloaded'))}>
+          ${t('service.download')}
+        </button>
+      </div>
+    </section>
+    <section class="card" aria-labelledby="service-diagnostics">
+      <h2 id="service-diagnostics">${t('service.diagnostics')}</h2>
+      <p class="hint">${t('service.diagnosticsHint')}</p>
+      <div class="actions">
+        <button type="button" id="download-diagnostics" disabled=${busy} onClick=${() => download('/v1/diagnostics', t('service.diagnosticsDownloaded'))}>
+          ${t('service.diagnosticsDownload')}
+        </button>
+      </div>
     </section>
     <section class="card" aria-labelledby="service-restore">
       <h2 id="service-restore">${t('service.restore')}</h2>
