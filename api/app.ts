@@ -5,7 +5,9 @@ import { createBodyIntakes } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { energyInputRoutes } from './routes/energy-inputs.js';
+import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { eventRoutes } from './routes/events.js';
+import { fieldServiceRoutes } from './routes/field-service.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { restartRoutes } from './routes/restart.js';
@@ -102,6 +104,10 @@ export function createApp(deps: AppDeps): ApiApp {
   accountRoutes(router, deps);
   eventRoutes(router, deps);
   if (deps.restart) restartRoutes(router, deps, deps.restart);
+  if (deps.fieldService) {
+    fieldServiceRoutes(router, deps, deps.fieldService);
+    diagnosticsRoutes(router, deps.fieldService);
+  }
   if (deps.energyInputs) energyInputRoutes(router, { ...deps, inputs: deps.energyInputs });
   webRoutes(router);
   if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);

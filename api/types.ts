@@ -5,6 +5,8 @@ import type { ChargingService } from '../services/charging.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import type { EnergyInputsService } from '../services/energy/inputs.js';
 import type { EventLog } from '../services/events.js';
+import type { Backups } from '../services/field-service/backup.js';
+import type { Diagnostics } from '../services/field-service/diagnostics.js';
 import type { Inspector } from '../services/inspector.js';
 import type { KeyValueStore } from '../services/kv-store.js';
 import type { Logger } from '../services/logger.js';
@@ -74,11 +76,22 @@ export interface AppDeps {
    * answer is on its way. Without it the endpoint does not exist.
    */
   restart?: (() => void) | undefined;
+  /** Backup, restore, factory reset and diagnostics (the /v1/backup, /v1/factory-reset, /v1/diagnostics extension, docs/field-service.md). */
+  fieldService?: FieldServiceDeps | undefined;
   logger: Logger;
   /** Wall-clock time (ms), as events are stamped: the restart limit. */
   now: () => number;
   /** The controller's timers (a manual clock in tests): the time limit of request bodies. */
   clock: Timers;
+}
+
+/** What the field-service endpoints need; restore and factory reset also need `restart` (else they are not offered). */
+export interface FieldServiceDeps {
+  backups: Backups;
+  /** Shows a factory reset's new operator password once, as the first start does (the console, never the log). */
+  showInitialPassword: (username: string, password: string) => void;
+  /** The diagnostics bundle (GET /v1/diagnostics). */
+  diagnostics: Diagnostics;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: { session: Session; intake: BodyIntake } };

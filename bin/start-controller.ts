@@ -1,4 +1,5 @@
 import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createActor, type InspectionEvent } from 'xstate';
 import { createApp } from '../api/app.js';
 import type { Fetch } from '../api/types.js';
@@ -32,6 +33,9 @@ import { CORE_SYSTEM_ID, type GridReading } from '../services/core/protocol.js';
 import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
+import { createBackups } from '../services/field-service/backup.js';
+import { createDiagnostics } from '../services/field-service/diagnostics.js';
+import { recentLogOf } from '../services/field-service/recent-log.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } from '../services/energy/manager.js';
 import { openTodayStore } from '../services/energy/today-store.js';
@@ -88,7 +92,7 @@ export interface ControllerOptions {
   withoutSimulator?: boolean;
   /** Receives both actor systems' inspection events (model-based tests, transition coverage); `core: 'thread'` only. */
   inspect?: InspectionObserver;
-  /** Shows the generated initial operator password once (the console by default, never the log). */
+  /** Shows the generated initial operator password once, at the first start and after a factory reset (the console by default, never the log). */
   showInitialPassword?: (username: string, password: string) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
@@ -153,7 +157,7 @@ export interface Controller {
 
 function printInitialPassword(username: string, password: string): void {
   process.stderr.write(
-    `\n  First start: created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
+    `\n  First start (or factory reset): created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
       '  It is shown only this once. Change it with `npm run accounts -- set operator --role operator`.\n\n',
   );
 }
@@ -222,6 +226,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   void network.unavailable(); // asked once, now: a settings write checks it
   const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, timers: clock, logger, events });
+  const diagnostics = createDiagnostics({ database, settings, metrics, log: recentLogOf(logger), now });
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
@@ -233,6 +238,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     logger,
     restart: options.restart,
     events,
+    diagnostics,
     setTime: (ms) => {
       wall.setOffset(wall.offsetTo(ms));
       core.send({ type: 'clock', offsetMs: wall.offset() });
@@ -282,6 +288,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
         const ms = Math.round(event.seconds * 10_000) / 10;
         if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
         else logger.debug({ reaction: event.reaction, ms }, 'safety reaction');
+        diagnostics.reaction(event.reaction, event.seconds);
         return metrics.reaction(event.reaction, event.seconds);
       }
       case 'heartbeat':
@@ -426,6 +433,11 @@ export async function startController(options: ControllerOptions): Promise<Contr
     clock,
     now,
     restart: options.restart,
+    fieldService: {
+      backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
+      showInitialPassword: options.showInitialPassword ?? printInitialPassword,
+      diagnostics,
+    },
   });
   const route = routeOf(app.routes);
   const fetch = withRequestLog(app.fetch, logger, (method, path, status) => metrics.request(method, route(path), status));

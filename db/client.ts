@@ -250,7 +250,7 @@ export function nextPageTurn(): Promise<void> {
 }
 
 /** The migrations folder, whether this module runs from source (db/) or compiled (dist/db/). */
-function migrationsFolder(): string {
+export function migrationsFolder(): string {
   for (const candidate of ['./migrations', '../../db/migrations']) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
     if (existsSync(`${path}/meta/_journal.json`)) return path;

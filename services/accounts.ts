@@ -283,15 +283,22 @@ export function createAccounts(database: Database, now: () => number = Date.now,
       return write(async (tx) => {
         const any = await tx.select({ username: accounts.username }).from(accounts).limit(1);
         if (any.length > 0) return null;
-        const chosen = password ?? generatePassword();
-        await tx.insert(accounts).values({ username: INITIAL_OPERATOR, role: 'operator', password: chosen, createdAt: now() });
-        return { password: chosen, generated: password === undefined };
+        return { password: await addInitialOperator(tx, now(), password), generated: password === undefined };
       });
     },
   };
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
+
+/**
+ * Adds the built-in `operator` account (role operator) with `password`, or a generated one; answers the password.
+ * The first start calls it on a database without accounts, a factory reset in the write that empties the database.
+ */
+export async function addInitialOperator(tx: WriteTx, createdAt: number, password: string = generatePassword()): Promise<string> {
+  await tx.insert(accounts).values({ username: INITIAL_OPERATOR, role: 'operator', password, createdAt });
+  return password;
+}
 
 type AccountEvent = Extract<ControllerEvent, { kind: `account_${string}` }>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -48,6 +48,17 @@ export const ControllerEventSchema = v.variant('kind', [
   v.object({ kind: v.literal('account_removed'), username: text, by: text, address: text }),
   v.object({ kind: v.literal('session_ended'), username: text, reason: v.picklist(['account_changed', 'wrong_current_password']) }),
   v.object({ kind: v.literal('restart'), by: text, address: text, transactionEnded: v.boolean() }),
+  // Field service (docs/field-service.md): who took or restored a backup, who reset the controller.
+  v.object({ kind: v.literal('backup_downloaded'), by: text, address: text }),
+  v.object({
+    kind: v.literal('backup_restored'),
+    by: text,
+    address: text,
+    backupCreatedAt: text,
+    keptNetwork: v.boolean(),
+    keptIdentity: v.boolean(),
+  }),
+  v.object({ kind: v.literal('factory_reset'), by: text, address: text }),
   v.object({ kind: v.literal('nfc_link_up') }),
   v.object({ kind: v.literal('nfc_link_down') }),
   v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
@@ -114,6 +125,15 @@ export function describeEvent(e: ControllerEvent): string {
         : `Session of ${e.username} ended: a wrong current password was given`;
     case 'restart':
       return `Restart asked by ${e.by} from ${e.address}${e.transactionEnded ? ' (confirmed: it ends the running transaction)' : ''}`;
+    case 'backup_downloaded':
+      return `Backup downloaded by ${e.by} from ${e.address}`;
+    case 'backup_restored':
+      return (
+        `Backup of ${e.backupCreatedAt} restored by ${e.by} from ${e.address}` +
+        `${e.keptNetwork ? ', network settings kept' : ''}${e.keptIdentity ? ', identity kept' : ''}`
+      );
+    case 'factory_reset':
+      return `Factory reset by ${e.by} from ${e.address}: every setting, account and record erased`;
     case 'nfc_link_up':
       return 'NFC link up: a phone is connected';
     case 'nfc_link_down':

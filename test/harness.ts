@@ -116,6 +116,8 @@ export async function startHarness(
     timeZone?: string;
     /** The system's wall clock (default: the manual clock's time; a test sets it apart to play NTP's corrections). */
     wall?: () => number;
+    /** Receives a generated operator password (first start, factory reset); by default it is dropped. */
+    showInitialPassword?: (username: string, password: string) => void;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cc-test-')));
@@ -136,7 +138,7 @@ export async function startHarness(
     core: 'thread',
     clock,
     now: opts.wall ?? (() => clock.now()),
-    showInitialPassword: () => undefined,
+    showInitialPassword: opts.showInitialPassword ?? (() => undefined),
     onCoreLost: (reason) => coreLost.push(reason),
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
     ...(opts.chargePoint ? { chargePointHardware: (hw) => opts.chargePoint!(hw, clock) } : {}),

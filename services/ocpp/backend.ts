@@ -9,6 +9,7 @@ import { boot } from './boot.js';
 import { createChargingSchedule } from './charging-schedule.js';
 import { configurationCalls, createConfiguration } from './configuration.js';
 import { createOcppContext, type BackendDeps } from './context.js';
+import { diagnosticsCalls } from './diagnostics.js';
 import { heartbeat } from './heartbeat.js';
 import { DATA_TRANSFER_CALLS, incomingCallHandler } from './incoming-calls.js';
 import { createMetering } from './metering.js';
@@ -76,6 +77,7 @@ export async function createBackend(deps: BackendDeps) {
       meterValues: metering.send,
     }),
     ...schedule.calls,
+    ...(deps.diagnostics ? diagnosticsCalls(ctx, deps.diagnostics) : {}),
   });
 
   const transportOptions = (): TransportOptions => ({

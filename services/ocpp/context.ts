@@ -9,6 +9,11 @@ import type { Transactions } from '../transactions.js';
 import type { OCPP16 } from 'typed-ocpp';
 import type { TransportOptions } from './transport.js';
 
+/** Where the diagnostics bundle comes from (services/field-service/diagnostics.ts). */
+export interface DiagnosticsSource {
+  bundle(range: { from?: number; to?: number }): Promise<{ bytes: Buffer; fileName: string }>;
+}
+
 export interface BackendDeps {
   database: Database;
   settings: Settings;
@@ -26,6 +31,8 @@ export interface BackendDeps {
   events?: Pick<EventLog, 'backend' | 'record'>;
   /** Sets the controller's wall clock to a time the central system gave (UTC ms). */
   setTime?: (ms: number) => void;
+  /** The diagnostics bundle: with it, GetDiagnostics uploads it (diagnostics.ts); without it, NotImplemented. */
+  diagnostics?: DiagnosticsSource | undefined;
 }
 
 /** The central system's requests the charge point answers, by action (ocpp-rpc's strict mode validated each). */
@@ -35,6 +42,7 @@ interface IncomingRequests {
   ClearCache: OCPP16.ClearCacheRequest;
   ClearChargingProfile: OCPP16.ClearChargingProfileRequest;
   DataTransfer: OCPP16.DataTransferRequest;
+  GetDiagnostics: OCPP16.GetDiagnosticsRequest;
   GetCompositeSchedule: OCPP16.GetCompositeScheduleRequest;
   GetConfiguration: OCPP16.GetConfigurationRequest;
   GetLocalListVersion: OCPP16.GetLocalListVersionRequest;

@@ -11,6 +11,7 @@ import { clearSettings, GROUP_KEYS, loadSettings, rebootRequired, visibleGroups 
 import { ConfirmButton, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
+import { FieldService } from './views/field-service.js';
 import { Login } from './views/login.js';
 import { Messages } from './views/messages.js';
 import { SettingsGroup } from './views/settings.js';
@@ -35,6 +36,7 @@ const VIEWS = computed(() => [
   { path: 'transactions', label: t('nav.transactions'), view: () => html`<${Transactions} />` },
   { path: 'messages', label: t('nav.messages'), badge: true, view: () => html`<${Messages} />` },
   { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(session.value.role, 'installer'), view: () => html`<${Accounts} />` },
+  { path: 'service', label: t('nav.service'), show: () => roleAtLeast(session.value.role, 'installer'), view: () => html`<${FieldService} />` },
 ]);
 
 function Nav({ open, onNavigate }) {

@@ -252,4 +252,33 @@ export const DE = {
   "accounts.added": "Zugang {name} hinzugefügt.",
   "accounts.secret": "Das Passwort für {name}, nur jetzt angezeigt. Notieren Sie es und geben Sie es sicher weiter:",
   "accounts.secretDone": "Ich habe es notiert",
+  "nav.service": "Service",
+  "service.backup": "Sicherung",
+  "service.backupHint":
+    "Eine Datei mit allen Einstellungen, Zugängen (mit Passwort), Benutzern, Whitelist-Einträgen, Ladevorgängen, dem " +
+    "Ereignisprotokoll und den OCPP-Daten. Bewahren Sie sie so sicher auf wie das Ladegerät selbst.",
+  "service.download": "Sicherung herunterladen",
+  "service.downloaded": "Sicherung heruntergeladen.",
+  "service.restore": "Wiederherstellen",
+  "service.restoreHint":
+    "Ersetzt alles auf diesem Controller durch den Inhalt der Sicherung und startet ihn neu. Eine " +
+    "beschädigte Datei oder eine einer neueren Firmware ändert nichts.",
+  "service.file": "Sicherungsdatei",
+  "service.keepNetwork": "Netzwerkeinstellungen dieses Controllers behalten (LAN, GSM)",
+  "service.keepIdentity": "Identität dieses Controllers behalten (Ladestations-Kennung, OCPP-Passwort und -Daten, MQTT-Client-ID und -Topic)",
+  "service.restoreButton": "Wiederherstellen und neu starten",
+  "service.noFile": "Wählen Sie zuerst eine Sicherungsdatei.",
+  "service.restoreConfirm": "Alles auf diesem Controller durch {name} ersetzen und ihn neu starten?",
+  "service.reset": "Werkseinstellungen",
+  "service.resetHint":
+    "Löscht alle Einstellungen, Zugänge, Benutzer, Whitelist-Einträge, Ladevorgänge und Ereignisse und startet neu. " +
+    "Das neue Operator-Passwort erscheint nur auf der Konsole des Controllers.",
+  "service.resetButton": "Auf Werkseinstellungen zurücksetzen",
+  "service.resetConfirm": "Alles auf diesem Controller löschen?",
+  "service.resetConfirmAgain": "Letzte Frage: jetzt alles löschen? Das lässt sich nicht rückgängig machen.",
+  "service.diagnostics": "Diagnose",
+  "service.diagnosticsHint":
+    "Aktuelles Protokoll, Ereignisprotokoll, Einstellungen (ohne Passwörter), Versionen, Messwerte und eine Datenbankprüfung für den Service.",
+  "service.diagnosticsDownload": "Diagnose herunterladen",
+  "service.diagnosticsDownloaded": "Diagnose heruntergeladen.",
 };

@@ -254,4 +254,33 @@ export const FR = {
   "accounts.added": "Compte {name} ajouté.",
   "accounts.secret": "Le mot de passe de {name}, affiché seulement maintenant. Notez-le et transmettez-le de façon sûre :",
   "accounts.secretDone": "Je l’ai noté",
+  "nav.service": "Maintenance",
+  "service.backup": "Sauvegarde",
+  "service.backupHint":
+    "Un fichier avec tous les paramètres, comptes (avec leur mot de passe), utilisateurs, entrées de liste blanche, transactions, le " +
+    "journal des événements et les données OCPP. Conservez-le aussi sûrement que la borne elle-même.",
+  "service.download": "Télécharger la sauvegarde",
+  "service.downloaded": "Sauvegarde téléchargée.",
+  "service.restore": "Restaurer",
+  "service.restoreHint":
+    "Remplace tout sur ce contrôleur par le contenu de la sauvegarde, puis le redémarre. Un fichier " +
+    "endommagé ou issu d'un micrologiciel plus récent ne change rien.",
+  "service.file": "Fichier de sauvegarde",
+  "service.keepNetwork": "Garder les paramètres réseau de ce contrôleur (LAN, GSM)",
+  "service.keepIdentity": "Garder l'identité de ce contrôleur (identifiant de borne, mot de passe et données OCPP, identifiant client et topic MQTT)",
+  "service.restoreButton": "Restaurer et redémarrer",
+  "service.noFile": "Choisissez d'abord un fichier de sauvegarde.",
+  "service.restoreConfirm": "Remplacer tout sur ce contrôleur par {name} et le redémarrer ?",
+  "service.reset": "Réinitialisation d'usine",
+  "service.resetHint":
+    "Efface tous les paramètres, comptes, utilisateurs, entrées de liste blanche, transactions et événements, puis redémarre. " +
+    "Le nouveau mot de passe opérateur s'affiche uniquement sur la console du contrôleur.",
+  "service.resetButton": "Réinitialiser aux réglages d'usine",
+  "service.resetConfirm": "Tout effacer sur ce contrôleur ?",
+  "service.resetConfirmAgain": "Dernière question : tout effacer maintenant ? C'est irréversible.",
+  "service.diagnostics": "Diagnostic",
+  "service.diagnosticsHint":
+    "Journal récent, journal des événements, paramètres (sans mots de passe), versions, métriques et contrôle de la base, pour le technicien.",
+  "service.diagnosticsDownload": "Télécharger le diagnostic",
+  "service.diagnosticsDownloaded": "Diagnostic téléchargé.",
 };

@@ -249,4 +249,31 @@ export const GB = {
   "accounts.added": "Account {name} added.",
   "accounts.secret": "The password for {name}, shown only now. Note it and pass it on safely:",
   "accounts.secretDone": "I have noted it",
+  "nav.service": "Field service",
+  "service.backup": "Backup",
+  "service.backupHint":
+    "One file with every setting, account (with its password), user, whitelist entry, transaction, the " +
+    "event log and the OCPP data. Keep it as safely as the charger itself.",
+  "service.download": "Download backup",
+  "service.downloaded": "Backup downloaded.",
+  "service.restore": "Restore",
+  "service.restoreHint":
+    "Replaces everything on this controller with the backup's content, then restarts it. A damaged file or one of a newer firmware changes nothing.",
+  "service.file": "Backup file",
+  "service.keepNetwork": "Keep this controller's network settings (LAN, GSM)",
+  "service.keepIdentity": "Keep this controller's identity (charge box id, OCPP password and data, MQTT client id and topic)",
+  "service.restoreButton": "Restore and restart",
+  "service.noFile": "Choose a backup file first.",
+  "service.restoreConfirm": "Replace everything on this controller with {name} and restart it?",
+  "service.reset": "Factory reset",
+  "service.resetHint":
+    "Erases every setting, account, user, whitelist entry, transaction and event, then restarts. The new " +
+    "operator password is shown on the controller's console only.",
+  "service.resetButton": "Factory reset",
+  "service.resetConfirm": "Erase everything on this controller?",
+  "service.resetConfirmAgain": "Last question: erase everything now? This cannot be undone.",
+  "service.diagnostics": "Diagnostics",
+  "service.diagnosticsHint": "Recent log, event log, settings (without passwords), versions, metrics and a database check, for a service technician.",
+  "service.diagnosticsDownload": "Download diagnostics",
+  "service.diagnosticsDownloaded": "Diagnostics downloaded.",
 };

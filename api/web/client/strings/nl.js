@@ -253,4 +253,33 @@ export const NL = {
   "accounts.added": "Account {name} toegevoegd.",
   "accounts.secret": "Het wachtwoord voor {name}, alleen nu getoond. Noteer het en geef het veilig door:",
   "accounts.secretDone": "Ik heb het genoteerd",
+  "nav.service": "Service",
+  "service.backup": "Back-up",
+  "service.backupHint":
+    "Eén bestand met alle instellingen, accounts (met wachtwoord), gebruikers, whitelist-items, transacties, het " +
+    "gebeurtenissenlogboek en de OCPP-gegevens. Bewaar het even veilig als de lader zelf.",
+  "service.download": "Back-up downloaden",
+  "service.downloaded": "Back-up gedownload.",
+  "service.restore": "Terugzetten",
+  "service.restoreHint":
+    "Vervangt alles op deze controller door de inhoud van de back-up en herstart hem. Een " +
+    "beschadigd bestand of een van nieuwere firmware verandert niets.",
+  "service.file": "Back-upbestand",
+  "service.keepNetwork": "Netwerkinstellingen van deze controller behouden (LAN, GSM)",
+  "service.keepIdentity": "Identiteit van deze controller behouden (laadstation-id, OCPP-wachtwoord en -gegevens, MQTT-client-id en -topic)",
+  "service.restoreButton": "Terugzetten en herstarten",
+  "service.noFile": "Kies eerst een back-upbestand.",
+  "service.restoreConfirm": "Alles op deze controller vervangen door {name} en hem herstarten?",
+  "service.reset": "Fabrieksinstellingen",
+  "service.resetHint":
+    "Wist alle instellingen, accounts, gebruikers, whitelist-items, transacties en gebeurtenissen en herstart. Het " +
+    "nieuwe operatorwachtwoord verschijnt alleen op de console van de controller.",
+  "service.resetButton": "Fabrieksinstellingen herstellen",
+  "service.resetConfirm": "Alles op deze controller wissen?",
+  "service.resetConfirmAgain": "Laatste vraag: nu alles wissen? Dit kan niet ongedaan worden gemaakt.",
+  "service.diagnostics": "Diagnose",
+  "service.diagnosticsHint":
+    "Recent logboek, gebeurtenissen, instellingen (zonder wachtwoorden), versies, metingen en een databasecontrole, voor de servicetechnicus.",
+  "service.diagnosticsDownload": "Diagnose downloaden",
+  "service.diagnosticsDownloaded": "Diagnose gedownload.",
 };
