@@ -1,4 +1,3 @@
-import type { ContactInput } from './gpio/contact-input.js';
 import type { ModbusLink } from './meter/grid-meter.js';
 
 /**
@@ -11,6 +10,12 @@ import type { ModbusLink } from './meter/grid-meter.js';
 export type PilotLevel = 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
 
 export type Unsubscribe = () => void;
+
+/** A digital input (a relay contact, e.g. a ripple-control receiver's): closed or open. */
+export interface ContactInput {
+  closed(): boolean;
+  onChange(listener: (closed: boolean) => void): Unsubscribe;
+}
 
 export interface ControlPilot {
   /** The level read now (raw, not debounced). */

@@ -1,12 +1,6 @@
 import { Listeners } from '../listeners.js';
-import type { Unsubscribe } from '../types.js';
+import type { ContactInput } from '../types.js';
 import { checkPin, type Pigpio } from './pigpio.js';
-
-/** A digital input (a relay contact): closed or open. */
-export interface ContactInput {
-  closed(): boolean;
-  onChange(listener: (closed: boolean) => void): Unsubscribe;
-}
 
 /** Changes shorter than this are contact bounce, not a switch of the receiver's relay (µs). */
 export const CONTACT_STEADY_US = 10_000;

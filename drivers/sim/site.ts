@@ -5,8 +5,7 @@
  * `now()`, so a test clock gives exact results.
  */
 import { Listeners } from '../listeners.js';
-import type { Unsubscribe } from '../types.js';
-import type { ContactInput } from '../gpio/contact-input.js';
+import type { ContactInput, Unsubscribe } from '../types.js';
 import { createSimulatedSdm630, type SimulatedSdm630 } from './sdm630-device.js';
 import { DAY_PROFILES, houseLoadW, pvPowerW, type DayProfile, type LinePowers } from './day-profiles.js';
 
