@@ -295,7 +295,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
-  const chargeControl = createChargeControl(charging);
+  const chargeControl = createChargeControl(charging, { maxCurrentA: () => settings.get('MaxCurrent') });
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter });
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
@@ -377,6 +377,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     accounts,
     sessions,
     charging,
+    chargeControl,
     energy: energyControl,
     settings,
     dashboard,

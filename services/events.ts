@@ -47,6 +47,13 @@ export const ControllerEventSchema = v.variant('kind', [
   v.object({ kind: v.literal('account_removed'), username: text, by: text, address: text }),
   v.object({ kind: v.literal('session_ended'), username: text, reason: v.picklist(['account_changed', 'wrong_current_password']) }),
   v.object({ kind: v.literal('restart'), by: text, address: text, transactionEnded: v.boolean() }),
+  v.object({
+    kind: v.literal('charge_control'),
+    action: v.picklist(['stop', 'pause', 'resume', 'current']),
+    currentA: v.optional(v.nullable(v.number())),
+    by: text,
+    address: text,
+  }),
   v.object({ kind: v.literal('nfc_link_up') }),
   v.object({ kind: v.literal('nfc_link_down') }),
   v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
@@ -110,6 +117,10 @@ export function describeEvent(e: ControllerEvent): string {
         : `Session of ${e.username} ended: a wrong current password was given`;
     case 'restart':
       return `Restart asked by ${e.by} from ${e.address}${e.transactionEnded ? ' (confirmed: it ends the running transaction)' : ''}`;
+    case 'charge_control':
+      return e.action === 'current'
+        ? `Current of the running charge ${e.currentA == null ? 'freed' : `set to ${e.currentA} A`} by ${e.by} from ${e.address}`
+        : `Running charge: ${e.action} by ${e.by} from ${e.address}`;
     case 'nfc_link_up':
       return 'NFC link up: a phone is connected';
     case 'nfc_link_down':

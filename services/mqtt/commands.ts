@@ -19,7 +19,9 @@ export const SETTING_COMMANDS = ['ChargingEnabled', 'MaxCurrent'] as const;
 export const CHARGE_COMMANDS = ['Charge', 'Pause'] as const;
 /** Energy management's mode (services/energy/contracts.ts `setMode`): `fast`, `solar`, `minSolar`. */
 export const MODE_COMMAND = 'ChargingMode';
-export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, MODE_COMMAND] as const;
+/** The current of the running charge (charge-control.ts `setCurrent`, as the dashboard's slider): amps, or null to free it. */
+export const CURRENT_COMMAND = 'ChargeCurrent';
+export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, CURRENT_COMMAND, MODE_COMMAND] as const;
 /** A correlation id (`{"value": …, "id": …}`), echoed in the result: at most this many characters. */
 export const MAX_ID_LENGTH = 64;
 /** Larger payloads are refused unread. */
@@ -52,7 +54,7 @@ export interface CommandDeps {
   /** A valid load limit (A). */
   limit(amps: number): void;
   /** Start/stop and pause/resume of the running charge: a refusal throws an OperationError with the reason. */
-  charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume'>;
+  charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume' | 'setCurrent'>;
   /** Energy management's mode; undefined: energy management is not running. */
   energy?: Pick<EnergyControl, 'setMode'> | undefined;
 }
@@ -107,6 +109,16 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
         else control.stop();
       } else if (value === 1) control.pause();
       else control.resume();
+    } catch (err) {
+      if (!(err instanceof OperationError)) throw err;
+      return refuse(err.message);
+    }
+    return { ...head, success: true, value };
+  }
+  if (command === CURRENT_COMMAND) {
+    if (value !== null && typeof value !== 'number') return refuse(`${JSON.stringify(command)} must be a number of amperes or null`);
+    try {
+      deps.charge.setCurrent(value);
     } catch (err) {
       if (!(err instanceof OperationError)) throw err;
       return refuse(err.message);

@@ -1,12 +1,13 @@
 // The dashboard: the charge point's state in words (spec 2.13), the running transaction's power, energy, currents
-// and duration, the temperature, the active messages, and a live power chart of the running session (uPlot); with
-// energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
+// and duration, the levers on it (views/charge-controls.js), the temperature, the active messages, and a live power
+// chart of the running session (uPlot); with energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
 // dashboard.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { refreshMessages, request } from '../api.js';
 import { lang, t } from '../i18n.js';
 import { amps, celsius, clockTime, dateTime, duration, kW, kWh } from '../format.js';
 import { Heading, html } from '../ui.js';
+import { ChargeControls } from './charge-controls.js';
 import { EnergyCard, recordEnergy } from './energy.js';
 import { MessageList } from './messages.js';
 
@@ -131,6 +132,7 @@ function StateView({ state }) {
                   </div>`
                 }
               </dl>
+              <${ChargeControls} transactionId=${tx.transactionId} />
               <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
           : html`<p>${t('dashboard.noSession')}</p>`
       }
