@@ -28,7 +28,7 @@ import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
 import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
 import { createKeyValueStore, type KeyValueStore } from '../services/kv-store.js';
-import { createLogLevel, type Logger } from '../services/logger.js';
+import { createLogLevel, LOG_FLUSH_MS, type Logger } from '../services/logger.js';
 import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
@@ -76,8 +76,11 @@ export interface ControllerOptions {
   withoutSimulator?: boolean;
   /** Receives both actor systems' inspection events (model-based tests, transition coverage); `core: 'thread'` only. */
   inspect?: InspectionObserver;
-  /** Shows the generated initial operator password once (the console by default, never the log). */
-  showInitialPassword?: (username: string, password: string) => void;
+  /**
+   * Shows the generated initial operator password once (the console by default, never the log), after the start's
+   * log lines, with the address to log in at and the data directory.
+   */
+  showInitialPassword?: (username: string, password: string, where: FirstStart) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
   /** Restarts the controller (POST /v1/restart, OCPP Reset); without it that endpoint does not exist. */
@@ -139,11 +142,33 @@ export interface Controller {
   close(): Promise<void>;
 }
 
-function printInitialPassword(username: string, password: string): void {
-  process.stderr.write(
-    `\n  First start: created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
-      '  It is shown only this once. Change it with `npm run accounts -- set operator --role operator`.\n\n',
-  );
+/** Where to log in first, and where the controller keeps its data: shown with the first start's password. */
+export interface FirstStart {
+  url: string;
+  dataDir: string;
+}
+
+/** The first start's box: framed, so it stands out among the log lines (docs/configuration.md, "First start"). */
+export function initialPasswordBox(username: string, password: string, where: FirstStart): string {
+  const lines = [
+    'FIRST START',
+    '',
+    `Log in at ${where.url}/ as "${username}" (role operator) with the password`,
+    '',
+    `    ${password}`,
+    '',
+    'It is shown only this once: note it now. Change it after logging in',
+    `(Accounts) or with: npm run accounts -- set ${username} --role operator`,
+    '',
+    `Data directory (database, settings, accounts): ${where.dataDir}`,
+  ];
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = '#'.repeat(width + 4);
+  return `\n${rule}\n${lines.map((l) => `# ${l.padEnd(width)} #`).join('\n')}\n${rule}\n\n`;
+}
+
+function printInitialPassword(username: string, password: string, where: FirstStart): void {
+  process.stderr.write(initialPasswordBox(username, password, where));
 }
 
 /**
@@ -193,9 +218,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const events = createEventLog({ database, now, logger });
   const accounts = createAccounts(database, now, { events });
   const initial = await accounts.ensureInitialOperator(config.operatorPassword);
+  let generatedPassword: string | undefined;
   if (initial) {
     logger.info({ username: INITIAL_OPERATOR, source: initial.generated ? 'generated' : 'OPERATOR_PASSWORD' }, 'created initial operator account');
-    if (initial.generated) (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, initial.password);
+    if (initial.generated) generatedPassword = initial.password;
   }
 
   const services = {
@@ -405,6 +431,15 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (simulator && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, "HOST is not a loopback address: the simulator's /sim routes, which need no session, answer other machines too");
   }
+  // The password last: after the start's log lines, which the log writes at most LOG_FLUSH_MS later (and at once
+  // when the controller closes before that, so it is never lost).
+  const showPassword = () => {
+    if (generatedPassword === undefined) return;
+    (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, generatedPassword, { url, dataDir: config.dataDir });
+    generatedPassword = undefined;
+  };
+  const passwordTimer = generatedPassword === undefined ? undefined : setTimeout(showPassword, 2 * LOG_FLUSH_MS);
+  passwordTimer?.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -433,6 +468,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     energyInputs,
     close: () =>
       (closing ??= (async () => {
+        clearTimeout(passwordTimer);
+        showPassword();
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
         await mqtt.stop(); // `offline` on the status topic before the charge point stops
