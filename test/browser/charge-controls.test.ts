@@ -52,6 +52,9 @@ afterEach(async ({ task }) => {
 
 async function logIn(username: string, password: string): Promise<void> {
   await page.goto(`${h.controller.url}/`);
+  // The tab keeps its session over a reload: log out first.
+  await page.waitForSelector('main.login, header.top');
+  if ((await page.locator('header .logout').count()) > 0) await page.click('header .logout');
   await page.fill('#login-username', username);
   await page.fill('#login-password', password);
   await page.click('main.login button[type=submit]');
@@ -131,5 +134,13 @@ describe('the running charge from the dashboard', () => {
     expect((await axeFindings(page)).join('\n')).toBe('');
     h.controller.chargeControl.stop();
     await h.sim('unplug');
+
+    // A view the role may not see, opened by its address, says so (it showed the dashboard without a word).
+    expect(await page.locator('nav a[href="#/accounts"]').count()).toBe(0);
+    await page.evaluate(() => ((globalThis as any).location.hash = '#/accounts'));
+    await page.waitForSelector('#not-allowed');
+    expect(await page.locator('main h1').innerText()).toBe('Accounts');
+    expect(await page.locator('#not-allowed').innerText()).toBe('This view is not available to your role (User). Ask an operator or installer.');
+    expect((await axeFindings(page)).join('\n')).toBe('');
   });
 });

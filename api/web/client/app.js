@@ -8,7 +8,7 @@ import { account, checkSession, logout, messages, offline, refreshMessages, rest
 import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
 import { clearSettings, GROUP_KEYS, loadSettings, rebootRequired, visibleGroups } from './settings-store.js';
-import { ConfirmButton, html, refusal } from './ui.js';
+import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
 import { Login, LoginDialog } from './views/login.js';
@@ -34,7 +34,7 @@ const VIEWS = computed(() => [
   { path: 'users', label: t('nav.users'), view: () => html`<${Users} />` },
   { path: 'transactions', label: t('nav.transactions'), view: () => html`<${Transactions} />` },
   { path: 'messages', label: t('nav.messages'), badge: true, view: () => html`<${Messages} />` },
-  { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${Accounts} />` },
+  { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Accounts} />` },
 ]);
 
 function Nav({ open, onNavigate }) {
@@ -93,7 +93,16 @@ function Shell() {
     loadSettings().catch(() => undefined);
     refreshMessages().catch(() => undefined);
   }, []);
-  const current = VIEWS.value.find((v) => v.path === route.value && (!v.show || v.show())) || VIEWS.value[0];
+  const asked = VIEWS.value.find((v) => v.path === route.value);
+  // A view the role may not see says so (an address typed or bookmarked), instead of another view.
+  const current =
+    asked && asked.show && !asked.show()
+      ? {
+          view: () =>
+            html`<${Heading}>${asked.label}<//>
+              <p class="note warning" role="alert" id="not-allowed">${t('nav.notAllowed', { role: t(`role.${s.role}`) })}</p>`,
+        }
+      : asked || VIEWS.value[0];
   // While the login dialog is open the page stays as it was, out of reach (inert) until the login.
   return html`<div class="shell" inert=${!session.value}>
     <a

@@ -40,6 +40,7 @@ export const DE = {
   "nav.label": "Hauptmenü",
   "nav.menu": "Menü",
   "nav.skip": "Zum Inhalt springen",
+  "nav.notAllowed": "Diese Ansicht steht Ihrer Rolle ({role}) nicht zur Verfügung. Fragen Sie einen Betreiber oder Installateur.",
   "nav.dashboard": "Übersicht",
   "nav.settings": "Einstellungen",
   "nav.operation": "Betrieb",

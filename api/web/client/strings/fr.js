@@ -40,6 +40,7 @@ export const FR = {
   "nav.label": "Menu principal",
   "nav.menu": "Menu",
   "nav.skip": "Aller au contenu",
+  "nav.notAllowed": "Cette vue n'est pas disponible pour votre rôle ({role}). Demandez à un exploitant ou un installateur.",
   "nav.dashboard": "Tableau de bord",
   "nav.settings": "Paramètres",
   "nav.operation": "Exploitation",

@@ -39,6 +39,7 @@ export const GB = {
   "nav.label": "Main",
   "nav.menu": "Menu",
   "nav.skip": "Skip to content",
+  "nav.notAllowed": "This view is not available to your role ({role}). Ask an operator or installer.",
   "nav.dashboard": "Dashboard",
   "nav.settings": "Settings",
   "nav.operation": "Operation",

@@ -40,6 +40,7 @@ export const NL = {
   "nav.label": "Hoofdmenu",
   "nav.menu": "Menu",
   "nav.skip": "Naar de inhoud",
+  "nav.notAllowed": "Deze weergave is niet beschikbaar voor uw rol ({role}). Vraag het een beheerder of installateur.",
   "nav.dashboard": "Overzicht",
   "nav.settings": "Instellingen",
   "nav.operation": "Bediening",

@@ -1,4 +1,4 @@
-// Login accounts (extension /v1/accounts, role installer or higher): list, add, reset password, change role,
+// Login accounts (extension /v1/accounts, role operator or higher): list, add, reset password, change role,
 // remove. Nobody gives a role above their own or acts on an account above it; a generated password is shown once.
 import { useState } from 'preact/hooks';
 import { account, call, ROLES, roleAtLeast } from '../api.js';
