@@ -69,6 +69,7 @@ export const DE = {
   "reboot.restarting": "Der Controller startet neu…",
   "settings.none": "Ihre Rolle sieht in dieser Gruppe keine Einstellungen.",
   "settings.nothing": "Es wurde nichts geändert.",
+  "settings.nothingToChange": "Auf dieser Seite kann Ihre Rolle nichts ändern: kein Speichern.",
   "settings.saved": "Gespeichert.",
   "settings.savedReboot": "Gespeichert. Die Änderung wird nach einem Neustart wirksam.",
   "settings.refused": "Nichts wurde gespeichert: Der Controller hat {count} Wert(e) abgelehnt. Der Grund steht neben dem jeweiligen Feld.",
@@ -209,7 +210,8 @@ export const DE = {
   "pairing.read": "Gelesenes Tag:",
   "pairing.known": "Dieses Tag ist bereits in der Whitelist ({name}).",
   "pairing.addThis": "Dieses Tag hinzufügen",
-  "pairing.refused": "Das Anlernen konnte nicht starten. Dafür muss der Ladepunkt frei sein.",
+  "pairing.added": "Als {name} in die Whitelist aufgenommen.",
+  "pairing.refusedState": "Das Anlernen konnte nicht starten: der Ladepunkt muss frei sein (kein Fahrzeug, keine wartende Autorisierung). Jetzt: {state}.",
   "users.hint":
     "Benutzer, die laden; ein Tag der Whitelist kann einem Benutzer gehören. Wird ein Benutzer gelöscht, bleiben seine Tags und Ladevorgänge erhalten.",
   "users.list": "Benutzer",

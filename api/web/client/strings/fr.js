@@ -69,6 +69,7 @@ export const FR = {
   "reboot.restarting": "Le contrôleur redémarre…",
   "settings.none": "Votre rôle ne voit aucun paramètre dans ce groupe.",
   "settings.nothing": "Rien n’a été modifié.",
+  "settings.nothingToChange": "Votre rôle ne peut rien modifier sur cette page : pas d'enregistrement.",
   "settings.saved": "Enregistré.",
   "settings.savedReboot": "Enregistré. La modification s’appliquera après un redémarrage.",
   "settings.refused": "Rien n’a été enregistré : le contrôleur a refusé {count} valeur(s). La raison est indiquée à côté de chaque champ.",
@@ -209,7 +210,9 @@ export const FR = {
   "pairing.read": "Badge lu :",
   "pairing.known": "Ce badge figure déjà dans la liste blanche ({name}).",
   "pairing.addThis": "Ajouter ce badge",
-  "pairing.refused": "L’appairage n’a pas pu démarrer. Le point de charge doit être libre.",
+  "pairing.added": "Ajouté à la liste blanche sous le nom {name}.",
+  "pairing.refusedState":
+    "L'appairage n'a pas pu démarrer : le point de charge doit être libre (aucun véhicule, aucune autorisation en attente). Actuellement : {state}.",
   "users.hint":
     "Utilisateurs qui rechargent ; un badge de la liste blanche peut appartenir à " +
     "l’un d’eux. Supprimer un utilisateur conserve ses badges et ses transactions.",

@@ -69,6 +69,7 @@ export const NL = {
   "reboot.restarting": "De controller start opnieuw…",
   "settings.none": "Uw rol ziet geen instellingen in deze groep.",
   "settings.nothing": "Er is niets gewijzigd.",
+  "settings.nothingToChange": "Op deze pagina kan uw rol niets wijzigen: geen Opslaan.",
   "settings.saved": "Opgeslagen.",
   "settings.savedReboot": "Opgeslagen. De wijziging wordt actief na een herstart.",
   "settings.refused": "Er is niets opgeslagen: de controller weigerde {count} waarde(n). De reden staat naast elk veld.",
@@ -208,7 +209,8 @@ export const NL = {
   "pairing.read": "Gelezen tag:",
   "pairing.known": "Deze tag staat al in de whitelist ({name}).",
   "pairing.addThis": "Deze tag toevoegen",
-  "pairing.refused": "Het koppelen kon niet starten. Daarvoor moet het laadpunt vrij zijn.",
+  "pairing.added": "Als {name} aan de whitelist toegevoegd.",
+  "pairing.refusedState": "Koppelen kon niet starten: het laadpunt moet vrij zijn (geen voertuig, geen wachtende autorisatie). Nu: {state}.",
   "users.hint":
     "Gebruikers die laden; een tag uit de whitelist kan bij een gebruiker horen. " +
     "Bij het verwijderen van een gebruiker blijven zijn tags en transacties bewaard.",

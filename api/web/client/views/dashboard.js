@@ -122,7 +122,7 @@ function StateView({ state }) {
         }
         <div>
           <dt>${t('dashboard.connector')}</dt>
-          <dd id="connection-state">${t(`connectionState.${state.connectionState}`)} (${t('dashboard.cp', { level: state.type2State.toUpperCase() })})</dd>
+          <dd id="connection-state">${t(`connectionState.${state.connectionState}`)}, ${t('dashboard.cp', { level: state.type2State.toUpperCase() })}</dd>
         </div>
         <div>
           <dt>${t('dashboard.authorization')}</dt>
