@@ -19,7 +19,7 @@ import { FAILED, startHarness, type Harness } from '../harness.js';
 let h: Harness;
 let session: string;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { LOG_LEVEL: 'debug' } }); // debug: the request log is checked
 });
 afterAll(() => h.stop());
 beforeEach(async () => {
