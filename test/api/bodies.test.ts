@@ -228,9 +228,9 @@ describe('a client that goes away before its body arrived', () => {
       .map((l) => JSON.parse(l));
     const aborted = lines.filter((l) => l.status === 499);
     expect(aborted.map((l) => [l.level, l.method, l.path])).toEqual([
-      [30, 'POST', '/v1/map'],
-      [30, 'POST', '/v1/login'],
-      [30, 'POST', '/sim/tag'],
+      [20, 'POST', '/v1/map'],
+      [20, 'POST', '/v1/login'],
+      [20, 'POST', '/sim/tag'],
     ]);
     expect(lines.filter((l) => l.level >= 40 || 'err' in l)).toEqual([]);
   });
