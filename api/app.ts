@@ -4,6 +4,7 @@ import { invalid, notFound } from '../services/errors.js';
 import { createBodyIntakes } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { chargeRoutes } from './routes/charge.js';
 import { energyInputRoutes } from './routes/energy-inputs.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { eventRoutes } from './routes/events.js';
@@ -103,6 +104,7 @@ export function createApp(deps: AppDeps): ApiApp {
   settingsRoutes(router, deps);
   accountRoutes(router, deps);
   eventRoutes(router, deps);
+  if (deps.chargeControl) chargeRoutes(router, deps, deps.chargeControl);
   if (deps.restart) restartRoutes(router, deps, deps.restart);
   if (deps.fieldService) {
     fieldServiceRoutes(router, deps, deps.fieldService);

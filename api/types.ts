@@ -1,6 +1,7 @@
 import type { Context, Handler, Hono } from 'hono';
 import type { Session } from '../machines/session.js';
 import type { Accounts } from '../services/accounts.js';
+import type { ChargeControl } from '../services/charge-control.js';
 import type { ChargingService } from '../services/charging.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import type { EnergyInputsService } from '../services/energy/inputs.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   keyValues: KeyValueStore;
   transactions: Transactions;
   charging: ChargingService;
+  /** Stop, pause, resume and the current of the running charge: with it, the /v1/charge extension. */
+  chargeControl?: ChargeControl | undefined;
   /** Energy management: the `energy` extension of /v1/system_state; absent, the extension is left out. */
   energy?: EnergyControl | undefined;
   settings: Settings;

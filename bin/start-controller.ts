@@ -29,8 +29,6 @@ import { createChargingService, type ChargingService } from '../services/chargin
 import { createWallClock, realClock, type Clock } from '../services/core/clock.js';
 import type { Config } from '../services/config.js';
 import { startCoreLink, type CoreEvent } from '../services/core-link.js';
-import { CORE_SYSTEM_ID, type GridReading } from '../services/core/protocol.js';
-import type { InspectRecord } from '../services/core/inspection.js';
 import { setUpEnergyInputs, type EnergyInputsSetup } from '../services/energy/inputs-setup.js';
 import { createEventLog, type EventLog } from '../services/events.js';
 import { createBackups } from '../services/field-service/backup.js';
@@ -41,9 +39,9 @@ import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } f
 import { openTodayStore } from '../services/energy/today-store.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
-import { chargeSummary, createInspector, localActorSource, type ActorSnapshot, type ActorSource, type Inspector } from '../services/inspector.js';
+import { chargeSummary, createInspector, localActorSource, type Inspector } from '../services/inspector.js';
 import { createKeyValueStore, type KeyValueStore } from '../services/kv-store.js';
-import { createLogLevel, type Logger } from '../services/logger.js';
+import { createLogLevel, LOG_FLUSH_MS, type Logger } from '../services/logger.js';
 import { createLoopDelayMonitor } from '../services/core/loop-delay.js';
 import { createMetrics, type Metrics } from '../services/metrics.js';
 import { createChargeControl, type ChargeControl } from '../services/charge-control.js';
@@ -63,6 +61,8 @@ import { watchStorage } from '../services/storage-watch.js';
 import { createTransactions, type Transactions } from '../services/transactions.js';
 import { createUsers, type Users } from '../services/users.js';
 import { createWhitelist, type Whitelist } from '../services/whitelist.js';
+import { printInitialPassword, type FirstStart } from './first-start.js';
+import { routeCoreEvents } from './core-events.js';
 
 export type InspectionObserver = (event: InspectionEvent) => void;
 
@@ -92,8 +92,11 @@ export interface ControllerOptions {
   withoutSimulator?: boolean;
   /** Receives both actor systems' inspection events (model-based tests, transition coverage); `core: 'thread'` only. */
   inspect?: InspectionObserver;
-  /** Shows the generated initial operator password once, at the first start and after a factory reset (the console by default, never the log). */
-  showInitialPassword?: (username: string, password: string) => void;
+  /**
+   * Shows the generated initial operator password once (the console by default, never the log), after the start's
+   * log lines, with the address to log in at and the data directory.
+   */
+  showInitialPassword?: (username: string, password: string, where: FirstStart) => void;
   /** The simulated PN532's bytes take their wire time at this baud rate (the NFC benchmark). */
   simWire?: { baudRate: number };
   /** Restarts the controller (POST /v1/restart, OCPP Reset); without it that endpoint does not exist. */
@@ -155,13 +158,6 @@ export interface Controller {
   close(): Promise<void>;
 }
 
-function printInitialPassword(username: string, password: string): void {
-  process.stderr.write(
-    `\n  First start (or factory reset): created the login account "${username}" (role operator) with the password\n\n      ${password}\n\n` +
-      '  It is shown only this once. Change it with `npm run accounts -- set operator --role operator`.\n\n',
-  );
-}
-
 /**
  * Starts the controller in a fixed order, announcing "listening" only once everything is up: the charge-point
  * core and its hardware first (a machine without the hardware stops here, before any file is written), then the
@@ -210,9 +206,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const unwatchStorage = watchStorage({ storage: database.storage, events, now });
   const accounts = createAccounts(database, now, { events });
   const initial = await accounts.ensureInitialOperator(config.operatorPassword);
+  let generatedPassword: string | undefined;
   if (initial) {
     logger.info({ username: INITIAL_OPERATOR, source: initial.generated ? 'generated' : 'OPERATOR_PASSWORD' }, 'created initial operator account');
-    if (initial.generated) (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, initial.password);
+    if (initial.generated) generatedPassword = initial.password;
   }
 
   const services = {
@@ -265,44 +262,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   });
 
   // What the core sends, to where it belongs; the inspector's view of the core's actors follows its records.
-  const coreSnapshots = new Map<string, ActorSnapshot>([[CORE_SYSTEM_ID, { status: 'active', value: {}, context: {} }]]);
-  let coreObserver: ((record: InspectRecord) => void) | undefined;
-  /** The core's readings of the grid meter and the ripple-control contact, for the energy inputs (set up below). */
-  let gridReadings: ((reading: GridReading) => void) | undefined;
-  onCoreEvent = (event) => {
-    switch (event.type) {
-      case 'gridPower':
-      case 'rippleContact':
-        return gridReadings?.(event);
-      case 'state':
-        charging.onState(event.state);
-        coreSnapshots.set('chargeCycle', event.state.chargeCycle);
-        if (event.state.phaseSwitch) coreSnapshots.set('phaseSwitch', { ...event.state.phaseSwitch, context: {} });
-        inspector.summaryChanged();
-        return;
-      case 'transaction':
-        return charging.onTransaction(event);
-      case 'event':
-        return charging.onReported(event);
-      case 'reaction': {
-        const ms = Math.round(event.seconds * 10_000) / 10;
-        if (event.seconds > 0.1) logger.warn({ reaction: event.reaction, ms }, 'safety reaction slower than 100 ms');
-        else logger.debug({ reaction: event.reaction, ms }, 'safety reaction');
-        diagnostics.reaction(event.reaction, event.seconds);
-        return metrics.reaction(event.reaction, event.seconds);
-      }
-      case 'heartbeat':
-        return metrics.coreLoop(event.loop);
-      case 'log':
-        return logger[event.level](event.fields, event.msg);
-      case 'inspection':
-        for (const record of event.records) {
-          if (record.kind === 'snapshot') coreSnapshots.set(record.systemId, { status: record.status, value: record.value, context: record.context });
-          coreObserver?.(record);
-        }
-        return;
-    }
-  };
+  const coreEvents = routeCoreEvents({ charging, inspector, diagnostics, metrics, logger, inspect: (on) => core.send({ type: 'inspect', on }) });
+  onCoreEvent = coreEvents.handle;
 
   await core.start({
     settings: chargeSettingsOf(settings),
@@ -320,10 +281,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const reader = options.readerHardware ? options.readerHardware(readerDevices.hardware, clock) : readerDevices.hardware;
 
   const nfc = createNfcService({ target: reader.nfc, setReading: (on) => charging.setReading(on), logger, events });
-  const chargeControl = createChargeControl(charging);
+  const chargeControl = createChargeControl(charging, { maxCurrentA: () => settings.get('MaxCurrent') });
   const simulated = config.hardware === 'sim' && !options.withoutSimulator;
   const energyInputs = setUpEnergyInputs({ simulated, settings, clock, now, logger, coreMeter: () => charging.coreState()?.meter, core });
-  gridReadings = (reading) => energyInputs.inputs.fromCore(reading);
+  coreEvents.toEnergyInputs((reading) => energyInputs.inputs.fromCore(reading));
   // The site share (several chargers on one grid connection) for the allocator loop; idle while site sharing is off.
   const siteParams = scaledSiteLinkParams(config.siteTimeScale);
   if (config.siteTimeScale !== 1) logger.warn({ scale: config.siteTimeScale }, "the site link's times are scaled (SITE_TIME_SCALE): for tests only");
@@ -389,19 +350,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
   backend.attach(root.system.get('backendLink') as BackendLinkActor);
   site.attach(root.system.get('siteMembership') as SiteMembershipActor);
   const stopReading = reader.rfid.onTag((uid, technology) => charging.tagRead(uid, technology));
-  const coreSource: ActorSource = {
-    snapshot: (systemId) => coreSnapshots.get(systemId),
-    inspect(observer) {
-      coreObserver = observer;
-      core.send({ type: 'inspect', on: true });
-      return () => {
-        coreObserver = undefined;
-        core.send({ type: 'inspect', on: false });
-      };
-    },
-  };
   // Both actor systems, listened to only while an /inspect page watches.
-  inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreSource);
+  inspector.attach(localActorSource(root, 'controller', new Set(inspector.charts.map((c) => c.systemId))), coreEvents.coreSource);
   const sessions = createSessions(root.system.get('session') as SessionActor, accounts, clock, logger, events);
   const logLevel = createLogLevel(logger, { level: config.logLevel, fromEnvironment: config.logLevelFromEnvironment });
   mqtt.attach(root.system.get('mqtt') as MqttActor, root.system.get('backendLink') as BackendLinkActor);
@@ -420,6 +370,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     accounts,
     sessions,
     charging,
+    chargeControl,
     energy: energyControl,
     settings,
     dashboard,
@@ -435,7 +386,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     restart: options.restart,
     fieldService: {
       backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
-      showInitialPassword: options.showInitialPassword ?? printInitialPassword,
+      // After a factory reset: the same box as the first start's (the server listens by then: `url` is set).
+      showInitialPassword: (username, password) => (options.showInitialPassword ?? printInitialPassword)(username, password, { url, dataDir: config.dataDir }),
       diagnostics,
     },
   });
@@ -452,6 +404,15 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (simulator && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, "HOST is not a loopback address: the simulator's /sim routes, which need no session, answer other machines too");
   }
+  // The password last: after the start's log lines, which the log writes at most LOG_FLUSH_MS later (and at once
+  // when the controller closes before that, so it is never lost).
+  const showPassword = () => {
+    if (generatedPassword === undefined) return;
+    (options.showInitialPassword ?? printInitialPassword)(INITIAL_OPERATOR, generatedPassword, { url, dataDir: config.dataDir });
+    generatedPassword = undefined;
+  };
+  const passwordTimer = generatedPassword === undefined ? undefined : setTimeout(showPassword, 2 * LOG_FLUSH_MS);
+  passwordTimer?.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -480,6 +441,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     energyInputs,
     close: () =>
       (closing ??= (async () => {
+        clearTimeout(passwordTimer);
+        showPassword();
         inspector.close(); // open inspector streams end, so they do not hold the server open
         await server.close();
         await mqtt.stop(); // `offline` on the status topic before the charge point stops

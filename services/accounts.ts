@@ -12,8 +12,11 @@ export { ROLES, type Role };
 /** The built-in account a fresh database gets (role operator). */
 export const INITIAL_OPERATOR = 'operator';
 
-/** The lowest role that manages login accounts (`/v1/accounts`). */
-export const ACCOUNT_ADMIN_ROLE: Role = 'installer';
+/**
+ * The lowest role that manages login accounts (`/v1/accounts`), each up to its own role: operator, so the one
+ * account of a fresh controller can add a second one (a colleague, a user for the app) without the command line.
+ */
+export const ACCOUNT_ADMIN_ROLE: Role = 'operator';
 
 /** Password length in characters, for every way of setting one. */
 export const PASSWORD_LENGTH = { min: 8, max: 255 } as const;

@@ -1,8 +1,9 @@
 import type { ChargingService } from './charging.js';
-import { conflict } from './errors.js';
+import { MIN_CHARGE_CURRENT_A } from '../machines/charge-cycle.js';
+import { conflict, invalid } from './errors.js';
 
 /**
- * Stop, pause and resume of the running charge, for every client (MQTT now, the web API later): one place for the
+ * Stop, pause, resume and the current of the running charge, for every client (MQTT, the web API's /v1/charge): one place for the
  * operations and their refusals (an OperationError `conflict` with the reason in words). It only uses what the
  * charge cycle already has (machines/charge-cycle.ts):
  * - stop: the commanded stop (STOP, reason `Remote`: OCPP 1.6 names a stop at the user's request from an app so),
@@ -10,6 +11,9 @@ import { conflict } from './errors.js';
  * - pause: a current limit of its own of 0 A (an input of the allocator loop, services/energy/), so the
  *   cycle pauses as under a load limit below 6 A (`charging_pause`, suspendedEVSE); resume removes that limit. The
  *   pause ends with its transaction: the next one starts unpaused.
+ * - current: the user's current for the running charge (6 A to the MaxCurrent setting), the same limit input as the
+ *   pause (its amps), so the allocator composes it with every other limit (the lowest wins); a pause holds it, resume
+ *   restores it; it ends with its transaction like the pause.
  * - start: an authorization without a tag (AUTHORIZE, source `user`), taken as a whitelisted tag is: plugged in, the
  *   transaction starts; before plug-in it is held for the authorization timeout. The transaction has no tagId; the
  *   central system gets the idTag of a charge without a tag (services/ocpp/outbox.ts FREE_CHARGING_ID_TAG). Refused
@@ -19,18 +23,37 @@ import { conflict } from './errors.js';
 /** The current limit of a pause (A): below the 6 A a PWM can announce. */
 const PAUSE_LIMIT_A = 0;
 
-export function createChargeControl(charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag'>) {
+export interface ChargeControlOptions {
+  /** The MaxCurrent setting (A): the highest current the user may choose. */
+  maxCurrentA: () => number;
+}
+
+export function createChargeControl(
+  charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag'>,
+  options: ChargeControlOptions = { maxCurrentA: () => Infinity },
+) {
   let paused = false;
+  /** The user's current for the running charge (A); null: none chosen. */
+  let currentA: number | null = null;
   const running = () => charging.coreState()?.transaction != null;
+
+  /** The user's limit input: 0 A while paused, else the chosen current (or none). */
+  function apply(): void {
+    charging.limits.set('pause', paused ? PAUSE_LIMIT_A : currentA);
+  }
 
   function unpause(): void {
     paused = false;
-    charging.limits.set('pause', null);
+    apply();
   }
 
-  // A pause belongs to its transaction.
+  // A pause and a chosen current belong to their transaction.
   charging.watch(() => {
-    if (paused && !running()) unpause();
+    if ((paused || currentA !== null) && !running()) {
+      paused = false;
+      currentA = null;
+      apply();
+    }
   });
 
   /** Why no charge can be stopped or paused now. */
@@ -44,6 +67,28 @@ export function createChargeControl(charging: Pick<ChargingService, 'coreState' 
   return {
     /** The running charge is paused by a user (pause). */
     paused: (): boolean => paused,
+
+    /** The user's current for the running charge (A), null when none is chosen. */
+    current: (): number | null => currentA,
+
+    /** The range of `setCurrent` (A): from the lowest current a PWM can announce to the MaxCurrent setting. */
+    range: (): { minA: number; maxA: number } => ({ minA: MIN_CHARGE_CURRENT_A, maxA: options.maxCurrentA() }),
+
+    /**
+     * Sets the current of the running charge (A per phase, whole amperes from 6 to MaxCurrent), or with null
+     * removes it; every other limit still applies (the lowest wins). While paused it waits for the resume.
+     */
+    setCurrent(amps: number | null): void {
+      if (!running()) throw conflict(notRunning());
+      if (amps !== null) {
+        const maxA = options.maxCurrentA();
+        if (!Number.isInteger(amps) || amps < MIN_CHARGE_CURRENT_A || amps > maxA) {
+          throw invalid(`The current must be a whole number of amperes from ${MIN_CHARGE_CURRENT_A} to ${maxA} A (the MaxCurrent setting)`);
+        }
+      }
+      currentA = amps;
+      apply();
+    },
 
     /** Starts a charge without a tag: at once with a vehicle connected, else when one is plugged in within the authorization timeout. */
     start(): void {
@@ -72,7 +117,7 @@ export function createChargeControl(charging: Pick<ChargingService, 'coreState' 
       if (!running()) throw conflict(notRunning());
       if (paused) throw conflict('The charge is paused already');
       paused = true;
-      charging.limits.set('pause', PAUSE_LIMIT_A);
+      apply();
     },
 
     /** Resumes a charge paused by `pause`. */

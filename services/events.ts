@@ -59,6 +59,13 @@ export const ControllerEventSchema = v.variant('kind', [
     keptIdentity: v.boolean(),
   }),
   v.object({ kind: v.literal('factory_reset'), by: text, address: text }),
+  v.object({
+    kind: v.literal('charge_control'),
+    action: v.picklist(['stop', 'pause', 'resume', 'current']),
+    currentA: v.optional(v.nullable(v.number())),
+    by: text,
+    address: text,
+  }),
   v.object({ kind: v.literal('nfc_link_up') }),
   v.object({ kind: v.literal('nfc_link_down') }),
   v.object({ kind: v.literal('backend'), state: v.picklist(BACKEND_STATES), url: v.optional(text), reason: v.optional(text) }),
@@ -134,6 +141,10 @@ export function describeEvent(e: ControllerEvent): string {
       );
     case 'factory_reset':
       return `Factory reset by ${e.by} from ${e.address}: every setting, account and record erased`;
+    case 'charge_control':
+      return e.action === 'current'
+        ? `Current of the running charge ${e.currentA == null ? 'freed' : `set to ${e.currentA} A`} by ${e.by} from ${e.address}`
+        : `Running charge: ${e.action} by ${e.by} from ${e.address}`;
     case 'nfc_link_up':
       return 'NFC link up: a phone is connected';
     case 'nfc_link_down':

@@ -99,18 +99,21 @@ export async function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'
   return pino(options, buffer);
 }
 
-const INFO = pino.levels.values.info!;
+const DEBUG = pino.levels.values.debug!;
 
 /**
- * Logs one request: the line `logger.info({ method, path, status, ms }, 'request')` writes, formatted here and
- * handed to the logger's destination directly (the request log runs once per request; pino's general formatting
- * costs several times more). A test checks that both lines are the same.
+ * Logs one request at level debug: the line `logger.debug({ method, path, status, ms }, 'request')` writes,
+ * formatted here and handed to the logger's destination directly (the request log runs once per request; pino's
+ * general formatting costs several times more). A test checks that both lines are the same. Debug, not info: at the
+ * default level the console stays quiet (a page polling every second wrote thousands of lines an hour, and the
+ * first start's password scrolled away); what matters of requests (logins, changes, who and from where) is in the
+ * event log (docs/events.md), and LOG_LEVEL=debug or the LogLevel setting brings the request lines back.
  */
 export function logRequest(logger: Logger, method: string, path: string, status: number, ms: number): void {
-  if (logger.levelVal > INFO) return;
+  if (logger.levelVal > DEBUG) return;
   const stream = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
   stream.write(
-    `{"level":${INFO},"time":${Date.now()},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`,
+    `{"level":${DEBUG},"time":${Date.now()},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`,
   );
 }
 

@@ -111,7 +111,7 @@ const ticketFor = async (session: string, from?: string) => {
 };
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { LOG_LEVEL: 'debug' } }); // debug: the request log is checked
   await h.controller.accounts.set('engineer', 'installer', ENGINEER_PASSWORD);
 });
 afterAll(() => h?.stop());

@@ -95,7 +95,7 @@ describe('LogBuffer', () => {
 });
 
 describe('request log line', () => {
-  const capture = async (level: 'info' | 'warn') => {
+  const capture = async (level: 'debug' | 'info') => {
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -107,11 +107,11 @@ describe('request log line', () => {
   };
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-  it("is the line pino writes for logger.info({ method, path, status, ms }, 'request'), in order with other lines", async () => {
-    const { lines, logger } = await capture('info');
+  it("is the line pino writes for logger.debug({ method, path, status, ms }, 'request'), in order with other lines", async () => {
+    const { lines, logger } = await capture('debug');
     const paths = ['/v1/system_state', '/v1/users/"quoted"\\back', '/v1/caf%C3%A9/é\u2028\u0001', `/v1/${'x'.repeat(300)}`];
     for (const path of paths) {
-      logger.info({ method: 'DELETE', path, status: 404, ms: 12.5 }, 'request');
+      logger.debug({ method: 'DELETE', path, status: 404, ms: 12.5 }, 'request');
       logRequest(logger, 'DELETE', path, 404, 12.5);
     }
     logger.warn('after');
@@ -126,16 +126,16 @@ describe('request log line', () => {
     expect(JSON.parse(lines.at(-1)!).msg).toBe('after');
   });
 
-  it('follows the log level, also when it changes at run time', async () => {
-    const { lines, logger } = await capture('warn');
+  it('is debug: not written at the default level info; follows the level when it changes at run time', async () => {
+    const { lines, logger } = await capture('info');
     logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
-    logger.level = 'info';
+    logger.level = 'debug';
     logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
     logger.level = 'silent';
     logRequest(logger, 'GET', '/v1/messages', 200, 0.1);
     await settle();
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: pino.levels.values.info, path: '/v1/messages' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: pino.levels.values.debug, path: '/v1/messages' });
   });
 });
 
@@ -147,31 +147,36 @@ describe('log level: LOG_LEVEL wins over the LogLevel setting while it is set, a
     const from = h.logs.length;
     const res = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'LogLevel', value }] } });
     expect(res.json.params).toEqual([{ key: 'LogLevel', success: true }]);
-    await h.http('GET', '/v1/system_state', { session }); // an info line (the request log), if the level lets it through
+    await h.http('GET', '/v1/system_state', { session }); // a debug line (the request log), if the level lets it through
     return h.logs
       .slice(from)
       .join('')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l));
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.level >= 30 || l.msg === 'request'); // other debug lines (energy steps) come and go
   }
 
   it('with LOG_LEVEL set, a change of the setting leaves the level and says so', async () => {
-    const h = await startHarness({ env: { LOG_LEVEL: 'info' } });
+    const h = await startHarness({ env: { LOG_LEVEL: 'debug' } });
     try {
       const start = h.logs.map((l) => JSON.parse(l)).find((l) => /^log level/.test(l.msg));
-      expect(start).toMatchObject({ level: 30, logLevel: 'info', msg: expect.stringContaining('from LOG_LEVEL, which wins over the LogLevel setting (info)') });
+      expect(start).toMatchObject({
+        level: 30,
+        logLevel: 'debug',
+        msg: expect.stringContaining('from LOG_LEVEL, which wins over the LogLevel setting (info)'),
+      });
       const lines = await setLogLevel(h, 1); // warn
       expect(lines).toEqual([
         expect.objectContaining({ level: 30, event: 'settings_changed', keys: ['LogLevel'], msg: 'Settings changed by installer-1: LogLevel' }),
         expect.objectContaining({
           level: 40,
-          logLevel: 'info',
+          logLevel: 'debug',
           setting: 'warn',
-          msg: expect.stringContaining('the log level stays info because LOG_LEVEL is set'),
+          msg: expect.stringContaining('the log level stays debug because LOG_LEVEL is set'),
         }),
-        expect.objectContaining({ level: 30, path: '/v1/settings', msg: 'request' }),
-        expect.objectContaining({ level: 30, path: '/v1/system_state', msg: 'request' }),
+        expect.objectContaining({ level: 20, path: '/v1/settings', msg: 'request' }),
+        expect.objectContaining({ level: 20, path: '/v1/system_state', msg: 'request' }),
       ]);
     } finally {
       await h.stop();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loginProof } from '../machines/secrets.js';
 import { httpRequest } from './harness.js';
-import { ENTRY, launch, login } from './processes.js';
+import { ENTRY, launch, login, until } from './processes.js';
 
 /**
  * The controller as `npm start` runs it: the compiled entry point (`npm test` builds first) in its own process,
@@ -19,18 +19,22 @@ let root: string;
 beforeAll(async () => (root = await mkdtemp(join(tmpdir(), 'cc-process-'))));
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-test('first start creates the data directory and database, prints the generated operator password once, logs JSON', async () => {
+test('first start: data directory and database, the generated password once, last, boxed with the data directory; JSON log', async () => {
   const dataDir = join(root, 'fresh', 'nested');
   const run = await launch({ DATA_DIR: dataDir });
-  const printed = /password\s+(\S{16})\s/.exec(run.stderr.join(''));
+  // After the start's log lines (the box waits for the log's next write).
+  const box = await until('the password box', () => /\n(#{20,})\n[^]*?\n\1\n/.exec(run.stderr.join(''))?.[0]);
+  expect(box).toContain(`# Log in at http://127.0.0.1:${run.port}/ as "operator" (role operator) with the password`);
+  expect(box).toContain(`Data directory (database, settings, accounts): ${dataDir}`);
+  const printed = /password[\s#]+(\S{16})\s/.exec(box);
   expect(printed).not.toBeNull();
   const password = printed![1]!;
   expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
   expect((await stat(join(dataDir, 'controller.db'))).mode & 0o777).toBe(0o600);
   await login(run.port, password);
 
-  // The log is written asynchronously: wait for the request line to arrive.
-  const loginLogged = () =>
+  // A quiet console: the login is in the log as an event, the request lines only at level debug.
+  const lines = () =>
     run.stdout
       .join('')
       .trim()
@@ -41,10 +45,9 @@ test('first start creates the data directory and database, prints the generated 
         } catch {
           return []; // a line still being written
         }
-      })
-      .some((l) => l.msg === 'request' && l.method === 'POST' && l.path === '/v1/login' && l.status === 200);
-  for (let i = 0; i < 100 && !loginLogged(); i++) await new Promise((r) => setTimeout(r, 20));
-  expect(loginLogged()).toBe(true);
+      });
+  await until('the login event in the log', () => lines().some((l) => l.event === 'login' && l.username === 'operator'));
+  expect(lines().filter((l) => l.msg === 'request')).toEqual([]);
   expect(run.stdout.join('')).not.toContain(password);
   // What starting held the main thread is logged with the "listening on" line (the metric counts from there).
   const listeningLine = JSON.parse(

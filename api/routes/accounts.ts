@@ -17,7 +17,7 @@ const withPassword = (c: AppContext, outcome: PasswordOutcome, body: Record<stri
 
 /**
  * Extensions outside the spec (docs/api-overview.md, "Extensions"): who is logged in (`/v1/session`, every role) and the login
- * accounts (`/v1/accounts`, role installer or higher; the rules live in services/accounts.ts, shared with
+ * accounts (`/v1/accounts`, role operator or higher, each up to its own role; the rules live in services/accounts.ts, shared with
  * `npm run accounts`). Passwords are never answered, except a generated one, once.
  */
 export function accountRoutes(router: Router, { accounts, sessions }: AppDeps): void {
@@ -69,7 +69,7 @@ export function accountRoutes(router: Router, { accounts, sessions }: AppDeps): 
         responses: {
           201: { description: 'Added (with the generated password, Cache-Control: no-store)', body: AccountWithPassword },
           400: failed('A bad name, role or password, or a name in use'),
-          403: forbiddenDoc("a role below installer, or a role above the caller's"),
+          403: forbiddenDoc("a role below operator, or a role above the caller's"),
         },
         handle: admin(async (c) => {
           const { username, role, password } = parseWith(AccountBody, await jsonBody(c));

@@ -70,8 +70,8 @@ export interface AllocatorInput {
   solar: { mode: SolarMode; surplusW: Timed<number> | null; run: boolean };
   /** The schedule allows charging now; null: no schedule. */
   schedule: { allowed: boolean } | null;
-  /** The user paused the running charge (services/charge-control.ts): 0 A. */
-  userPause?: boolean;
+  /** The user's limit of the running charge (services/charge-control.ts; A): 0 paused, else the chosen current; null: none. */
+  userLimitA?: number | null;
   /** A session limit (energy, duration; services/energy/session-goals.ts) is reached: 0 A. */
   sessionLimit?: boolean;
   /** The previous step's result; null at the first step. */
@@ -146,7 +146,7 @@ export function limitsFor(input: AllocatorInput, phases: Phases, params: EnergyP
   const report = (source: LimitSource, amps: number | null, status: LimitStatus): LimitReport => ({ source, amps, status });
   const out: LimitReport[] = [];
 
-  out.push(report('pause', input.userPause ? 0 : null, input.userPause === undefined ? 'off' : 'fresh'));
+  out.push(report('pause', input.userLimitA ?? null, input.userLimitA === undefined ? 'off' : 'fresh'));
   out.push(report('session', input.sessionLimit ? 0 : null, input.sessionLimit === undefined ? 'off' : 'fresh'));
 
   out.push(report('schedule', input.schedule === null || input.schedule.allowed ? null : 0, input.schedule === null ? 'off' : 'fresh'));

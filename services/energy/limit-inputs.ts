@@ -7,7 +7,8 @@ import type { Phases } from './allocator.js';
  * - `mqtt`: the MQTT load limit as machines/mqtt.ts applies it (refresh time and fallback resolved);
  * - `sim`: the simulator's load-limit control (POST /sim/load-limit), reported as the MQTT load limit: it stands in
  *   for an external load manager;
- * - `pause`: the user's pause (services/charge-control.ts), 0 A while on.
+ * - `pause`: the user's limit of the running charge (services/charge-control.ts): 0 A while paused, else the current
+ *   chosen on the dashboard or over MQTT.
  */
 export type ExternalLimitSource = 'ocpp' | 'mqtt' | 'sim' | 'pause';
 

@@ -163,7 +163,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       site: site?.share() ?? null,
       solar: { mode: 'fast', surplusW, run: true },
       schedule: windows === null ? null : { allowed: scheduleAllows(windows, at, timeZone) },
-      userPause: charging.limits.get('pause') !== null,
+      userLimitA: charging.limits.get('pause')?.amps ?? null,
       sessionLimit: session !== null && sessionLimitReached(session, s.sessionLimits, at) !== null,
       // With no vehicle nothing draws: the ramp starts with the vehicle (its first current after a pause is 6 A).
       previous: vehicle ? rampFrom() : { currentA: Infinity, phases: phases.actual },

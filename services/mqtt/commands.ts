@@ -26,7 +26,9 @@ export const MODE_COMMAND = 'ChargingMode';
 export const GOAL_COMMANDS = ['ChargingSchedule', 'DepartureTime', 'DepartureEnergy', 'SessionEnergyLimit', 'SessionDurationLimit'] as const;
 /** The departure time and its energy target in one write, all or nothing: `{"time": "07:30", "energyKWh": 20}`. */
 export const DEPARTURE_COMMAND = 'Departure';
-export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, MODE_COMMAND, ...GOAL_COMMANDS, DEPARTURE_COMMAND] as const;
+/** The current of the running charge (charge-control.ts `setCurrent`, as the dashboard's slider): amps, or null to free it. */
+export const CURRENT_COMMAND = 'ChargeCurrent';
+export const COMMANDS = [...SETTING_COMMANDS, 'LoadLimit', ...CHARGE_COMMANDS, CURRENT_COMMAND, MODE_COMMAND, ...GOAL_COMMANDS, DEPARTURE_COMMAND] as const;
 /** A correlation id (`{"value": …, "id": …}`), echoed in the result: at most this many characters. */
 export const MAX_ID_LENGTH = 64;
 /** Larger payloads are refused unread (room for the longest schedule, 255 characters, with an id). */
@@ -59,7 +61,7 @@ export interface CommandDeps {
   /** A valid load limit (A). */
   limit(amps: number): void;
   /** Start/stop and pause/resume of the running charge: a refusal throws an OperationError with the reason. */
-  charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume'>;
+  charge: Pick<ChargeControl, 'start' | 'stop' | 'pause' | 'resume' | 'setCurrent'>;
   /** Energy management's mode; undefined: energy management is not running. */
   energy?: Pick<EnergyControl, 'setMode'> | undefined;
 }
@@ -121,6 +123,16 @@ export async function runCommand(deps: CommandDeps, command: string, payload: Bu
     return { ...head, success: true, value };
   }
   const energyOff = 'Energy management is not running on this controller';
+  if (command === CURRENT_COMMAND) {
+    if (value !== null && typeof value !== 'number') return refuse(`${JSON.stringify(command)} must be a number of amperes or null`);
+    try {
+      deps.charge.setCurrent(value);
+    } catch (err) {
+      if (!(err instanceof OperationError)) throw err;
+      return refuse(err.message);
+    }
+    return { ...head, success: true, value };
+  }
   if (command === MODE_COMMAND) {
     if (!deps.energy) return refuse(energyOff);
     if (typeof value !== 'string' || !(SOLAR_MODES as readonly string[]).includes(value)) {

@@ -43,9 +43,9 @@ describe('/v1/session', () => {
 });
 
 describe('/v1/accounts', () => {
-  test('needs a session of role installer or higher: 401 without one, 403 below installer', async () => {
+  test('needs a session of role operator or higher: 401 without one, 403 below operator', async () => {
     expect((await h.http('GET', '/v1/accounts')).json).toMatchObject({ logged_in: false, code: 1002 });
-    for (const who of ['viewer', 'operator']) {
+    for (const who of ['viewer']) {
       for (const [method, path, body] of [
         ['GET', '/v1/accounts'],
         ['POST', '/v1/accounts', { username: 'x', role: 'user' }],
@@ -59,11 +59,24 @@ describe('/v1/accounts', () => {
           method,
           path,
           403,
-          { success: false, cause: 'Managing accounts needs a session of role installer or higher' },
+          { success: false, cause: 'Managing accounts needs a session of role operator or higher' },
         ]);
       }
     }
     expect(await names()).toContain('viewer:user');
+  });
+
+  test('an operator manages accounts up to its own role: adds a user and an operator, not an installer, and leaves installers alone', async () => {
+    const user = await as('operator', 'POST', '/v1/accounts', { username: 'app-user', role: 'user' });
+    expect(user.status).toBe(201);
+    expect((await as('operator', 'POST', '/v1/accounts', { username: 'colleague', role: 'operator', password: 'colleague-pass-1' })).status).toBe(201);
+    const above = await as('operator', 'POST', '/v1/accounts', { username: 'not-me', role: 'installer' });
+    expect([above.status, above.json.cause]).toEqual([403, 'Role operator may not give the role installer (above its own)']);
+    const reset = await as('operator', 'POST', '/v1/accounts/tech2/password');
+    expect([reset.status, reset.json.cause]).toEqual([403, 'Account "tech2" has the role installer, above operator']);
+    expect((await as('operator', 'DELETE', '/v1/accounts/app-user')).status).toBe(204);
+    expect((await as('operator', 'DELETE', '/v1/accounts/colleague')).status).toBe(204);
+    expect(await names()).not.toContain('app-user:user');
   });
 
   test('lists accounts without passwords', async () => {

@@ -19,7 +19,7 @@ import { FAILED, startHarness, type Harness } from '../harness.js';
 let h: Harness;
 let session: string;
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ env: { LOG_LEVEL: 'debug' } }); // debug: the request log is checked
 });
 afterAll(() => h.stop());
 beforeEach(async () => {
@@ -228,9 +228,9 @@ describe('a client that goes away before its body arrived', () => {
       .map((l) => JSON.parse(l));
     const aborted = lines.filter((l) => l.status === 499);
     expect(aborted.map((l) => [l.level, l.method, l.path])).toEqual([
-      [30, 'POST', '/v1/map'],
-      [30, 'POST', '/v1/login'],
-      [30, 'POST', '/sim/tag'],
+      [20, 'POST', '/v1/map'],
+      [20, 'POST', '/v1/login'],
+      [20, 'POST', '/sim/tag'],
     ]);
     expect(lines.filter((l) => l.level >= 40 || 'err' in l)).toEqual([]);
   });

@@ -9,6 +9,7 @@ let activityEvents = 0;
 beforeAll(
   async () =>
     (h = await startHarness({
+      env: { LOG_LEVEL: 'debug' }, // the request log is checked
       inspect: (e) => {
         if (e.type === '@xstate.event' && e.event.type === 'ACTIVITY') activityEvents++;
       },

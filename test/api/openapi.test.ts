@@ -125,7 +125,7 @@ describe('GET /openapi.json', () => {
       expect.objectContaining({ name: 'from', in: 'query', required: false, schema: expect.objectContaining({ format: 'date-time' }) }),
       expect.objectContaining({ name: 'to', in: 'query', required: false }),
     ]);
-    expect(document.paths['/v1/accounts']!.get['x-role']).toBe('installer');
+    expect(document.paths['/v1/accounts']!.get['x-role']).toBe('operator');
     expect(document.paths['/v1/users']!.get.security).toEqual([{ session: [] }]);
     expect(document.paths['/v1/login']!.get.security).toEqual([]);
   });

@@ -227,6 +227,20 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     expect(await command('MaxCurrent', '10')).toMatchObject({ success: true });
     await waitTopic('offeredCurrent', '10', from);
 
+    // The current of the running charge (the dashboard's slider, POST /v1/charge/current): 6 A to MaxCurrent; null frees it.
+    expect(await command('ChargeCurrent', '11')).toMatchObject({
+      success: false,
+      cause: 'The current must be a whole number of amperes from 6 to 10 A (the MaxCurrent setting)',
+    });
+    expect(await command('ChargeCurrent', '"8"')).toMatchObject({ success: false, cause: '"ChargeCurrent" must be a number of amperes or null' });
+    from = o.messages.length;
+    expect(await command('ChargeCurrent', '8')).toEqual({ command: 'ChargeCurrent', success: true, value: 8 });
+    await waitTopic('offeredCurrent', '8', from);
+    from = o.messages.length;
+    expect(await command('ChargeCurrent', 'null')).toEqual({ command: 'ChargeCurrent', success: true, value: null });
+    for (let s = 0; s < 3; s++) await c.step(1_000);
+    await waitTopic('offeredCurrent', '10', from);
+
     // Pause: the transaction goes on, the contactor opens; resume: charging again.
     from = o.messages.length;
     expect(await command('Pause', '{"value": 1}')).toEqual({ command: 'Pause', success: true, value: 1 });

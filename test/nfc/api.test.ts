@@ -7,7 +7,7 @@ import { activated, nfcCall, nfcLogin, nfcRaw, phoneAt } from './nfc.js';
 
 let harnesses: Harness[] = [];
 const start = async () => {
-  const h = await startHarness();
+  const h = await startHarness({ env: { LOG_LEVEL: 'debug' } }); // debug: the request log is checked
   harnesses.push(h);
   return h;
 };

@@ -1,13 +1,39 @@
 // The page's connection to the controller: the public REST API (/v1) with the session id in the Authorization
-// header (spec 5), kept in memory only. Every answered call counts as activity; when the page makes no other call
-// for KEEPALIVE_MS it makes one (GET /v1/messages, which also refreshes the messages), so an open page keeps its
-// session. The next keep-alive is scheduled when an answer arrives, not from a timer, so browsers that throttle
-// chained timers in background tabs (Chrome: to once a minute) do not let the 60 s session time-out pass.
-import { batch, signal } from '@preact/signals';
+// header (spec 5), kept in this tab's sessionStorage (never a cookie or localStorage: it survives a reload, not the
+// tab, and is sent only where the page sends it). A 401 on any call ends the page's session at once; the views stay
+// as they were (what was typed is kept) behind a login dialog, until the same account logs in again. Every answered
+// call counts as activity; when the page makes no other call for KEEPALIVE_MS it makes one (GET /v1/messages, which
+// also refreshes the messages), so an open page keeps its session. The next keep-alive is scheduled when an answer
+// arrives, not from a timer, so browsers that throttle chained timers in background tabs (Chrome: to once a minute)
+// do not let the 60 s session time-out pass.
+import { batch, computed, effect, signal } from '@preact/signals';
 import { loginProof } from './login-proof.js';
 
+const STORE_KEY = 'cc-session';
+
+/** The session this tab kept over a reload, or null. */
+function storedSession() {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(STORE_KEY) || 'null');
+    return s && typeof s.id === 'string' && typeof s.username === 'string' && typeof s.role === 'string' ? s : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The logged-in session `{id, username, role}`, or null. */
-export const session = signal(null);
+export const session = signal(storedSession());
+effect(() => {
+  if (session.value) sessionStorage.setItem(STORE_KEY, JSON.stringify(session.value));
+  else sessionStorage.removeItem(STORE_KEY);
+});
+/**
+ * `{username, role}` of a session the controller ended (a 401: another login, the time-out, a changed address)
+ * while the page showed it: the views stay, behind the login dialog, until that account logs in again.
+ */
+export const interrupted = signal(null);
+/** Whose page this is: the session's account, or the interrupted one's while the login dialog is open. */
+export const account = computed(() => session.value || interrupted.value);
 /** Why the page is logged out: a key of the UI strings, shown on the login screen. */
 export const logoutReason = signal(null);
 /** True while the controller does not answer. */
@@ -44,10 +70,13 @@ function scheduleKeepalive(ms = KEEPALIVE_MS) {
   }, ms);
 }
 
-function endSession(reason) {
+/** Ends the page's session; `keepViews`: an ended session the same account may take up again (the login dialog). */
+function endSession(reason, keepViews = false) {
   clearTimeout(keepalive);
+  const ended = session.peek();
   batch(() => {
     restarting.value = false;
+    interrupted.value = keepViews && ended ? { username: ended.username, role: ended.role } : null;
     session.value = null;
     logoutReason.value = reason;
   });
@@ -79,8 +108,10 @@ export async function request(method, path, body, sessionId) {
     json = undefined;
   }
   if (current && session.peek() === current) {
-    if (res.status === 401) endSession(restarting.peek() ? 'loggedOut.restart' : LOGGED_OUT[json && json.code] || 'loggedOut.1002');
-    else scheduleKeepalive();
+    if (res.status === 401) {
+      if (restarting.peek()) endSession('loggedOut.restart');
+      else endSession(LOGGED_OUT[json && json.code] || 'loggedOut.1002', true);
+    } else scheduleKeepalive();
   }
   return { status: res.status, ok: res.ok, json };
 }
@@ -103,10 +134,30 @@ export async function login(username, password) {
   const answer = await call('POST', '/v1/login', { username, password: loginProof(password, token.token) });
   const who = await call('GET', '/v1/session', undefined, answer.session.id);
   batch(() => {
+    const before = interrupted.peek();
+    // Another account than the interrupted one starts afresh (its views are not that account's work).
+    if (before && (before.username !== who.username || before.role !== who.role)) interrupted.value = null;
     session.value = { id: answer.session.id, username: who.username, role: who.role };
     logoutReason.value = null;
   });
+  interrupted.value = null;
 }
+
+/** Leaves the interrupted views for the plain login page. */
+export function abandonInterrupted() {
+  interrupted.value = null;
+}
+
+/**
+ * A session kept over a reload: asks the controller whether it still stands (its answer counts as activity); a 401
+ * ends it with the reason. Also on returning to the tab, so a login elsewhere is noticed when the person is back.
+ */
+export function checkSession() {
+  if (session.peek()) request('GET', '/v1/session').catch(() => undefined);
+}
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') checkSession();
+});
 
 export async function logout() {
   try {

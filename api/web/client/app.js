@@ -4,15 +4,15 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { computed, effect, signal } from '@preact/signals';
-import { logout, messages, offline, refreshMessages, restartController, restarting, roleAtLeast, session } from './api.js';
+import { account, checkSession, logout, messages, offline, refreshMessages, restartController, restarting, roleAtLeast, session } from './api.js';
 import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
 import { clearSettings, GROUP_KEYS, loadSettings, rebootRequired, visibleGroups } from './settings-store.js';
-import { ConfirmButton, html, refusal } from './ui.js';
+import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
 import { FieldService } from './views/field-service.js';
-import { Login } from './views/login.js';
+import { Login, LoginDialog } from './views/login.js';
 import { Messages } from './views/messages.js';
 import { SettingsGroup } from './views/settings.js';
 import { Transactions } from './views/transactions.js';
@@ -35,8 +35,8 @@ const VIEWS = computed(() => [
   { path: 'users', label: t('nav.users'), view: () => html`<${Users} />` },
   { path: 'transactions', label: t('nav.transactions'), view: () => html`<${Transactions} />` },
   { path: 'messages', label: t('nav.messages'), badge: true, view: () => html`<${Messages} />` },
-  { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(session.value.role, 'installer'), view: () => html`<${Accounts} />` },
-  { path: 'service', label: t('nav.service'), show: () => roleAtLeast(session.value.role, 'installer'), view: () => html`<${FieldService} />` },
+  { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Accounts} />` },
+  { path: 'service', label: t('nav.service'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${FieldService} />` },
 ]);
 
 function Nav({ open, onNavigate }) {
@@ -73,7 +73,7 @@ function RebootBanner() {
   const [error, setError] = useState(null);
   if (restarting.value) return html`<div class="banner" role="status">${t('reboot.restarting')}</div>`;
   if (!rebootRequired.value) return null;
-  const may = roleAtLeast(session.value.role, 'operator');
+  const may = roleAtLeast(account.value.role, 'operator');
   return html`<div class="banner" role="region" aria-label=${t('reboot.label')}>
     <p>${t('reboot.text')} ${may ? '' : t('reboot.askOperator')}</p>
     ${
@@ -90,13 +90,23 @@ function RebootBanner() {
 
 function Shell() {
   const [menuOpen, setMenuOpen] = useState(false);
-  const s = session.value;
+  const s = account.value;
   useEffect(() => {
     loadSettings().catch(() => undefined);
     refreshMessages().catch(() => undefined);
   }, []);
-  const current = VIEWS.value.find((v) => v.path === route.value && (!v.show || v.show())) || VIEWS.value[0];
-  return html`<div class="shell">
+  const asked = VIEWS.value.find((v) => v.path === route.value);
+  // A view the role may not see says so (an address typed or bookmarked), instead of another view.
+  const current =
+    asked && asked.show && !asked.show()
+      ? {
+          view: () =>
+            html`<${Heading}>${asked.label}<//>
+              <p class="note warning" role="alert" id="not-allowed">${t('nav.notAllowed', { role: t(`role.${s.role}`) })}</p>`,
+        }
+      : asked || VIEWS.value[0];
+  // While the login dialog is open the page stays as it was, out of reach (inert) until the login.
+  return html`<div class="shell" inert=${!session.value}>
     <a
       class="skip"
       href="#main"
@@ -125,16 +135,21 @@ function Shell() {
 }
 
 function App() {
-  return session.value ? html`<${Shell} />` : html`<${Login} />`;
+  const who = account.value;
+  if (!who) return html`<${Login} />`;
+  return html`<${Shell} key=${who.username} />${!session.value && html`<${LoginDialog} />`}`;
 }
 
-// Logged out: nothing of the last session stays on the page.
+// Logged out (not merely interrupted): nothing of the last session stays on the page.
 effect(() => {
-  if (!session.value) {
+  if (!account.value) {
     clearSettings();
     messages.value = [];
   }
 });
+
+// A session kept over a reload: does it still stand?
+checkSession();
 
 const root = document.getElementById('app');
 root.textContent = ''; // the "loading" placeholder

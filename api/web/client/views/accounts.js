@@ -1,13 +1,13 @@
-// Login accounts (extension /v1/accounts, role installer or higher): list, add, reset password, change role,
+// Login accounts (extension /v1/accounts, role operator or higher): list, add, reset password, change role,
 // remove. Nobody gives a role above their own or acts on an account above it; a generated password is shown once.
 import { useState } from 'preact/hooks';
-import { call, ROLES, roleAtLeast, session } from '../api.js';
+import { account, call, ROLES, roleAtLeast } from '../api.js';
 import { t } from '../i18n.js';
 import { date } from '../format.js';
 import { Cell, ConfirmButton, Heading, html, Note, useLoaded } from '../ui.js';
 
 export function Accounts() {
-  const me = session.value;
+  const me = account.value;
   const { data: accounts, note, setNote, act: run } = useLoaded(async () => (await call('GET', '/v1/accounts')).accounts);
   const [secret, setSecret] = useState(null); // {username, password}: shown until dismissed
   const act = (work, ok) => {

@@ -1,12 +1,13 @@
 // The dashboard: the charge point's state in words (spec 2.13), the running transaction's power, energy, currents
-// and duration, the temperature, the active messages, and a live power chart of the running session (uPlot); with
-// energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
+// and duration, the levers on it (views/charge-controls.js), the temperature, the active messages, and a live power
+// chart of the running session (uPlot); with energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
 // dashboard.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { refreshMessages, request } from '../api.js';
+import { messages, refreshMessages, request, session } from '../api.js';
 import { lang, t } from '../i18n.js';
 import { amps, celsius, clockTime, dateTime, duration, kW, kWh } from '../format.js';
 import { Heading, html } from '../ui.js';
+import { ChargeControls } from './charge-controls.js';
 import { EnergyCard, recordEnergy } from './energy.js';
 import { MessageList } from './messages.js';
 
@@ -14,6 +15,9 @@ const POLL_MS = 1000;
 const MESSAGES_EVERY = 5; // polls
 /** Points kept for the chart: two hours at one a second. */
 const MAX_POINTS = 7200;
+
+/** The messages (errorCode, spec 2.14) that say the temperature is out of its range. */
+const TEMPERATURE_CODES = new Set(['OVERTEMPERATURE', 'HIGH_TEMPERATURE']);
 
 /** The running session's power samples; kept while the page lives, so the chart survives leaving the dashboard. */
 const series = { transactionId: null, times: [], kilowatts: [] };
@@ -37,7 +41,13 @@ export function Dashboard() {
     let stopped = false;
     let timer;
     let n = 0;
+    let lastState = null;
     const poll = async () => {
+      // While the login dialog is open (the session ended elsewhere) the page waits for the new session.
+      if (!session.peek()) {
+        timer = setTimeout(poll, POLL_MS);
+        return;
+      }
       const r = await request('GET', '/v1/system_state').catch(() => null);
       if (stopped) return;
       if (r && r.ok) {
@@ -46,7 +56,10 @@ export function Dashboard() {
         setState(r.json);
         setError(false);
       } else setError(true);
-      if (n++ % MESSAGES_EVERY === 0) refreshMessages().catch(() => undefined);
+      // A change of state (a fault, its end) brings its messages at once, so the card leads with what is wrong.
+      const changed = r && r.ok && r.json.systemState !== lastState;
+      if (changed) lastState = r.json.systemState;
+      if (n++ % MESSAGES_EVERY === 0 || changed) refreshMessages().catch(() => undefined);
       timer = setTimeout(poll, POLL_MS);
     };
     poll();
@@ -65,17 +78,51 @@ export function Dashboard() {
     </section>`;
 }
 
+/**
+ * The status card leads with what is wrong: an active ERROR is its headline with what to do (the state in words
+ * moves into the facts), the other messages follow in the card, and a temperature a message names is marked.
+ */
 function StateView({ state }) {
   const tx = state.transaction;
   const currents = tx && tx.OCPPMeterCurrent;
   const phases = currents ? ['L1', 'L2', 'L3'].filter((p) => currents[p] !== undefined) : [];
-  return html`<section class=${`card status status-${state.systemState}`} aria-labelledby="dash-state">
+  const list = messages.value;
+  const fault = list.find((m) => m.severity === 'ERROR');
+  const others = list.filter((m) => m !== fault);
+  const hot = list.some((m) => TEMPERATURE_CODES.has(m.errorCode));
+  const stateText = t(`systemState.${state.systemState}`);
+  return html`<section class=${`card status status-${state.systemState}${fault ? ' status-fault' : ''}`} aria-labelledby="dash-state">
       <h2 id="dash-state" class="visually-hidden">${t('dashboard.state')}</h2>
-      <p class="headline" id="system-state" data-state=${state.systemState}>${t(`systemState.${state.systemState}`)}</p>
+      <p class="headline" id="system-state" data-state=${state.systemState} data-fault=${fault ? fault.errorCode : undefined}>
+        ${fault ? fault.message : stateText}
+      </p>
+      ${
+        fault &&
+        fault.correctiveActions &&
+        html`<p class="fault-action" id="fault-action"><strong>${t('messages.action')}</strong> ${fault.correctiveActions}</p>`
+      }
+      ${
+        others.length > 0 &&
+        html`<ul class="status-messages" id="status-messages">
+          ${others.map(
+            (m) =>
+              html`<li class=${m.severity === 'ERROR' ? 'error' : 'warning'}>
+                <strong>${m.severity === 'ERROR' ? t('messages.error') : t('messages.warning')}</strong> ${m.message}
+              </li>`,
+          )}
+        </ul>`
+      }
       <dl class="facts">
+        ${
+          fault &&
+          html`<div>
+            <dt>${t('dashboard.state')}</dt>
+            <dd id="state-words">${stateText}</dd>
+          </div>`
+        }
         <div>
           <dt>${t('dashboard.connector')}</dt>
-          <dd id="connection-state">${t(`connectionState.${state.connectionState}`)} (${t('dashboard.cp', { level: state.type2State.toUpperCase() })})</dd>
+          <dd id="connection-state">${t(`connectionState.${state.connectionState}`)}, ${t('dashboard.cp', { level: state.type2State.toUpperCase() })}</dd>
         </div>
         <div>
           <dt>${t('dashboard.authorization')}</dt>
@@ -87,7 +134,9 @@ function StateView({ state }) {
         </div>
         <div>
           <dt>${t('dashboard.temperature')}</dt>
-          <dd id="temperature">${state.ambientTemp === undefined ? t('common.unknown') : celsius(state.ambientTemp)}</dd>
+          <dd id="temperature" class=${hot ? 'out-of-range' : undefined}>
+            ${state.ambientTemp === undefined ? t('common.unknown') : celsius(state.ambientTemp)}${hot ? ` ${t('dashboard.tooHot')}` : ''}
+          </dd>
         </div>
       </dl>
     </section>
@@ -131,6 +180,7 @@ function StateView({ state }) {
                   </div>`
                 }
               </dl>
+              <${ChargeControls} transactionId=${tx.transactionId} />
               <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
           : html`<p>${t('dashboard.noSession')}</p>`
       }

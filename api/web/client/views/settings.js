@@ -86,20 +86,24 @@ function SettingsForm({ group }) {
         </section>`,
     )}
     <${Note} note=${note} id="settings-note" />
-    <div class="actions">
-      <button type="submit" class="primary" disabled=${busy}>${t('action.save')}</button>
-      <button
-        type="button"
-        disabled=${busy || Object.keys(draft).length === 0}
-        onClick=${() => {
-          setDraft({});
-          setCauses({});
-          setNote(null);
-        }}
-      >
-        ${t('action.discard')}
-      </button>
-    </div>
+    ${
+      fields.some(editable)
+        ? html`<div class="actions">
+            <button type="submit" class="primary" disabled=${busy}>${t('action.save')}</button>
+            <button
+              type="button"
+              disabled=${busy || Object.keys(draft).length === 0}
+              onClick=${() => {
+                setDraft({});
+                setCauses({});
+                setNote(null);
+              }}
+            >
+              ${t('action.discard')}
+            </button>
+          </div>`
+        : html`<p class="hint" id="settings-readonly">${t('settings.nothingToChange')}</p>`
+    }
   </form>`;
 }
 

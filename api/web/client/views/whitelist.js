@@ -203,16 +203,21 @@ function Pairing({ tags, onAdd }) {
   const [left, setLeft] = useState(PAIRING_S);
   const [tag, setTag] = useState(null);
   const [cause, setCause] = useState('');
+  // The tag "Add this tag" was pressed for: once it is in the list, the box says it was added, not "already known".
+  const [offered, setOffered] = useState(null);
   const timer = useRef(null);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   async function start() {
     clearTimeout(timer.current);
     setTag(null);
+    setOffered(null);
     try {
       await call('POST', '/v1/whitelist/pairing');
     } catch (err) {
-      setCause(refusal(err));
+      // Not idle (the spec's 500): the page's own words with the state in words, not the controller's state name.
+      const s = err.status === 500 ? await request('GET', '/v1/system_state').catch(() => null) : null;
+      setCause(s && s.ok ? t('pairing.refusedState', { state: t(`systemState.${s.json.systemState}`) }) : refusal(err));
       setPhase('refused');
       return;
     }
@@ -250,16 +255,25 @@ function Pairing({ tags, onAdd }) {
       ${
         phase === 'read' &&
         html`<p>${t('pairing.read')} <strong class="mono" id="paired-tag">${tag.id}</strong>${tag.tagType ? ` (${tag.tagType})` : ''}</p>
-          ${known ? html`<p>${t('pairing.known', { name: known.name || known.id })}</p>` : ''}`
+          ${known ? html`<p id="pairing-known">${t(offered === tag.id ? 'pairing.added' : 'pairing.known', { name: known.name || known.id })}</p>` : ''}`
       }
     </div>
     ${phase === 'waiting' && html`<progress max=${PAIRING_S} value=${left} aria-label=${t('pairing.left', { seconds: left })}></progress>`}
-    ${phase === 'refused' && html`<p class="note error" role="alert">${t('pairing.refused')} ${cause}</p>`}
+    ${phase === 'refused' && html`<p class="note error" role="alert" id="pairing-refused">${cause}</p>`}
     ${
       phase === 'read' &&
       !known &&
       html`<div class="actions">
-        <button type="button" class="primary" onClick=${() => onAdd(tag)}>${t('pairing.addThis')}</button>
+        <button
+          type="button"
+          class="primary"
+          onClick=${() => {
+            setOffered(tag.id);
+            onAdd(tag);
+          }}
+        >
+          ${t('pairing.addThis')}
+        </button>
       </div>`
     }
   </div>`;
