@@ -12,11 +12,13 @@ import type { Logger } from '../logger.js';
 import type { Settings } from '../settings/index.js';
 import { ipv4Address } from './address.js';
 import { refusal, runCommand, type CommandResult } from './commands.js';
+import { createOutbox, type Link } from './link.js';
 import { discoveryMessages } from './discovery.js';
 import { connectionChanged, entitiesChanged, loadManagementOn, mqttOptionsOf, type MqttOptions } from './options.js';
 import { jsonState, meterValues, RETAINABLE_TOPICS, stateValues, TAG_TOPICS, type PublishedInput, type Values } from './state.js';
 
 export { mqttOptionsOf, type MqttOptions } from './options.js';
+export { MAX_IN_FLIGHT } from './link.js';
 
 /** An attempt that has not been accepted within this time fails. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -26,12 +28,6 @@ export const KEEPALIVE_S = 30;
 export const MAX_PENDING_COMMANDS = 32;
 /** A graceful end (the `offline` status delivered) is given this long at shutdown. */
 const END_TIMEOUT_MS = 2_000;
-/**
- * Messages handed to the client and not yet acknowledged, at most (brokers cap what a client may have in flight:
- * mosquitto takes 20 QoS 2 messages at a time and drops the rest). The others wait, the latest per topic.
- */
-export const MAX_IN_FLIGHT = 10;
-
 export interface MqttDeps {
   settings: Settings;
   charging: ChargingService;
@@ -48,27 +44,6 @@ export interface MqttDeps {
   inputs?: MqttInputs | undefined;
   /** Energy management (services/energy/contracts.ts): published, its mode taken as a command; absent: neither. */
   energy?: EnergyControl | undefined;
-}
-
-/** One connection to the broker, with the options it was opened with and what it published. */
-interface Link {
-  client: MqttClient;
-  options: MqttOptions;
-  connected: boolean;
-  /** The attempt failed or the connection was lost (reported once). */
-  ended: boolean;
-  /** The values last published on this connection, per group. */
-  states: Values;
-  meter: Values;
-  json: string;
-  /**
-   * Messages waiting for a free place in flight: the latest per topic and retain flag (a command result each its
-   * own), so a retained message (a clear) is never replaced by a later one that is not retained.
-   */
-  outbox: Map<string, { topic: string; payload: string; retain: boolean }>;
-  inFlight: number;
-  /** Called when the outbox is empty and nothing is in flight. */
-  drained?: () => void;
 }
 
 /**
@@ -95,33 +70,7 @@ export function createMqttService(deps: MqttDeps) {
   const send = (event: Parameters<MqttActor['send']>[0]) => actor?.send(event);
   const online = (): Link | undefined => (link?.connected ? link : undefined);
 
-  let resultSeq = 0;
-  /**
-   * Queues a message. It replaces the one waiting on the same topic with the same retain flag (the broker keeps only
-   * the latest retained one); a retained one stays before a later one that is not retained. `unique`: never replaced
-   * (command results).
-   */
-  function publish(l: Link, topic: string, payload: string, retain: boolean, unique = false): void {
-    const key = unique ? `${topic}\u0000${++resultSeq}` : `${topic}\u0000${retain ? 'retained' : ''}`;
-    l.outbox.delete(key);
-    l.outbox.set(key, { topic, payload, retain });
-    pump(l);
-  }
-
-  function pump(l: Link): void {
-    while (l.inFlight < MAX_IN_FLIGHT && l.outbox.size > 0) {
-      const [key, message] = l.outbox.entries().next().value!;
-      l.outbox.delete(key);
-      l.inFlight++;
-      l.client.publish(message.topic, message.payload, { qos: l.options.qos, retain: message.retain }, (err) => {
-        l.inFlight--;
-        if (err) logger.debug({ topic: message.topic, err: err.message }, 'MQTT publish failed');
-        if (l.ended && !l.connected) l.outbox.clear(); // the connection is gone: nothing more goes out
-        pump(l);
-      });
-    }
-    if (l.inFlight === 0 && l.outbox.size === 0) l.drained?.();
-  }
+  const { publish, pump } = createOutbox(logger);
 
   /** What is published now (undefined until the core has sent its first state). */
   function input(): PublishedInput | undefined {
