@@ -9,5 +9,6 @@ import type { Timers } from './types.js';
 export const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
-  now: () => performance.timeOrigin + performance.now(),
+  // Whole milliseconds, as Date.now() gives: times go into records and messages that take integers.
+  now: () => Math.floor(performance.timeOrigin + performance.now()),
 };

@@ -131,6 +131,7 @@ describe('the OCPP offline queue', () => {
 describe('the real clock of timers and durations', () => {
   it('does not follow the system clock: it reads as a date and moves only with elapsed time', () => {
     const before = realTimers.now();
+    expect(Number.isInteger(before)).toBe(true); // whole ms, as Date.now(): times in records and messages are integers
     expect(Math.abs(before - Date.now())).toBeLessThan(DAY); // a date, near the wall clock
     const spy = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + DAY);
     try {
