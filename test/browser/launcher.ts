@@ -148,5 +148,17 @@ export async function axeFindings(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/** Whether the page fits its window's width (nothing to scroll sideways). */
-export const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+/**
+ * Whether the page fits its window's width (nothing to scroll sideways). The charts follow a new window width on
+ * their resize observer's turn, so after a resize they are given up to 2 s to fit before the page is measured.
+ */
+export async function noSidewaysScroll(page: Page): Promise<boolean> {
+  await page
+    .waitForFunction(
+      () => [...document.querySelectorAll('canvas')].every((c: any) => c.getBoundingClientRect().width <= document.documentElement.clientWidth),
+      undefined,
+      { timeout: 2_000 },
+    )
+    .catch(() => undefined); // measured below either way
+  return page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+}
