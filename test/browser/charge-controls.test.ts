@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { ManualClock } from '../clock.js';
-import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { axeFindings, launchBrowser, noSidewaysScroll, openPage, PHONE, realClock, type WatchedPage } from './launcher.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
+import { axeFindings, noSidewaysScroll, PHONE, type WatchedPage } from './launcher.js';
+import { useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -14,40 +14,25 @@ declare const document: any;
  * another's charge. Real browser, simulated hardware, real clock (waits for conditions, never for a time).
  */
 
-const WAIT_MS = 20_000;
 const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
 const ALICE_TAG = '04A1B2C3';
 const OTHER_TAG = '0A0B0C0D';
 const BOB = { username: 'Bob', password: 'bob-password-1' };
 
-let browser: Browser;
 let h: Harness;
 let w: WatchedPage;
 let page: Page;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  h = await startHarness({ clock: realClock as unknown as ManualClock });
-  await h.controller.accounts.set(BOB.username, 'user', BOB.password);
-  const session = await h.login();
-  const alice = (await h.http('POST', '/v1/users', { session, body: { userName: 'Alice' } })).json.userId;
-  const added = await h.http('POST', '/v1/whitelist', {
-    session,
-    body: { type: 'local', command: 'add', tags: [{ id: ALICE_TAG, userid: alice }, { id: OTHER_TAG }] },
-  });
-  expect(added.status).toBe(200);
-  w = await openPage(browser, h.controller.url);
-  page = w.page;
-  page.setDefaultTimeout(WAIT_MS);
-}, 120_000);
-afterAll(async () => {
-  await page?.context().close();
-  await h?.stop();
-  await browser?.close();
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail')
-    await page.screenshot({ path: join(RESULTS, `charge-failed-${task.name.slice(0, 30).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+useControllerPage('charge', (parts) => ({ h, w, page } = parts), {
+  prepare: async (h) => {
+    await h.controller.accounts.set(BOB.username, 'user', BOB.password);
+    const session = await h.login();
+    const alice = (await h.http('POST', '/v1/users', { session, body: { userName: 'Alice' } })).json.userId;
+    const added = await h.http('POST', '/v1/whitelist', {
+      session,
+      body: { type: 'local', command: 'add', tags: [{ id: ALICE_TAG, userid: alice }, { id: OTHER_TAG }] },
+    });
+    expect(added.status).toBe(200);
+  },
 });
 
 async function logIn(username: string, password: string): Promise<void> {

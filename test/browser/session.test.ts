@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { ManualClock } from '../clock.js';
-import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { axeFindings, launchBrowser, noSidewaysScroll, openPage, PHONE, realClock, type WatchedPage } from './launcher.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
+import { axeFindings, noSidewaysScroll, PHONE, type WatchedPage } from './launcher.js';
+import { useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -15,30 +15,12 @@ declare const window: any;
  * again. Real browser, simulated hardware, real clock.
  */
 
-const WAIT_MS = 20_000;
 const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
 
-let browser: Browser;
 let h: Harness;
 let w: WatchedPage;
 let page: Page;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  h = await startHarness({ clock: realClock as unknown as ManualClock });
-  w = await openPage(browser, h.controller.url);
-  page = w.page;
-  page.setDefaultTimeout(WAIT_MS);
-}, 120_000);
-afterAll(async () => {
-  await page?.context().close();
-  await h?.stop();
-  await browser?.close();
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail')
-    await page.screenshot({ path: join(RESULTS, `session-failed-${task.name.slice(0, 30).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
-});
+useControllerPage('session', (parts) => ({ h, w, page } = parts));
 
 async function view(path: string, heading: string): Promise<void> {
   await page.evaluate((p) => (window.location.hash = p), `#/${path}`);

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { ManualClock } from '../clock.js';
-import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { until } from '../processes.js';
-import { axeFindings, launchBrowser, openPage, realClock, type WatchedPage } from './launcher.js';
+import { axeFindings, type WatchedPage } from './launcher.js';
+import { useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -16,32 +15,16 @@ declare const window: any;
  * pairing box says it was added (not "already known"); no Save where the role can change nothing.
  */
 
-const WAIT_MS = 20_000;
-const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
 const TAG = '04B0B0B0';
 const VIEWER = { username: 'viewer', password: 'viewer-password-1' };
 
-let browser: Browser;
 let h: Harness;
 let w: WatchedPage;
 let page: Page;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  h = await startHarness({ clock: realClock as unknown as ManualClock });
-  await h.controller.accounts.set(VIEWER.username, 'user', VIEWER.password);
-  w = await openPage(browser, h.controller.url);
-  page = w.page;
-  page.setDefaultTimeout(WAIT_MS);
-}, 120_000);
-afterAll(async () => {
-  await page?.context().close();
-  await h?.stop();
-  await browser?.close();
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail')
-    await page.screenshot({ path: join(RESULTS, `smaller-failed-${task.name.slice(0, 30).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+useControllerPage('smaller', (parts) => ({ h, w, page } = parts), {
+  prepare: async (h) => {
+    await h.controller.accounts.set(VIEWER.username, 'user', VIEWER.password);
+  },
 });
 
 async function logIn(who: { username: string; password: string }): Promise<void> {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import type { ManualClock } from '../clock.js';
-import { OPERATOR_PASSWORD, startHarness, type Harness } from '../harness.js';
-import { axeFindings, launchBrowser, noSidewaysScroll, openPage, PHONE, realClock, type WatchedPage } from './launcher.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, test } from 'vitest';
+import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
+import { axeFindings, noSidewaysScroll, PHONE, type WatchedPage } from './launcher.js';
+import { useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -13,30 +13,12 @@ declare const document: any;
  * WARNINGs are in the card, and a temperature out of range is marked. Real browser, simulated hardware.
  */
 
-const WAIT_MS = 20_000;
 const RESULTS = join(import.meta.dirname, '..', '..', 'test-results');
 
-let browser: Browser;
 let h: Harness;
 let w: WatchedPage;
 let page: Page;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  h = await startHarness({ clock: realClock as unknown as ManualClock });
-  w = await openPage(browser, h.controller.url, { viewport: PHONE });
-  page = w.page;
-  page.setDefaultTimeout(WAIT_MS);
-}, 120_000);
-afterAll(async () => {
-  await page?.context().close();
-  await h?.stop();
-  await browser?.close();
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail')
-    await page.screenshot({ path: join(RESULTS, `status-failed-${task.name.slice(0, 30).replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
-});
+useControllerPage('status', (parts) => ({ h, w, page } = parts), { page: { viewport: PHONE } });
 
 describe('the status card', () => {
   test('overtemperature, meter offline: the fault and what to do lead, the warning is in the card, 85 °C is marked; on a phone at the top', async () => {
