@@ -19,7 +19,8 @@
  * Prints max and p99.9 reaction per case, the API's p99 in (b) (full-history lists apart) and the controller's
  * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms and RSS < 90 MB in (b).
  */
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { createClient } from '@libsql/client/sqlite3';
 import {
   freePort,
@@ -75,6 +76,17 @@ interface Reaction {
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
+
+/** The installer account the bench sets the energy inputs with (made as on a new controller: npm run accounts). */
+const INSTALLER = { username: 'bench-installer', password: 'bench-installer-1' };
+function addInstaller(entry: string, dataDir: string): void {
+  const made = spawnSync(process.execPath, [join(dirname(entry), 'accounts.js'), 'set', INSTALLER.username, '--role', 'installer', '--password', '-'], {
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+    input: `${INSTALLER.password}\n`,
+    encoding: 'utf8',
+  });
+  if (made.status !== 0) throw new Error(`npm run accounts: ${made.status} ${made.stderr}`);
+}
 
 /** Writes the history straight into the (stopped) controller's database: one statement, the per-day sums with their running totals, and a full event log. */
 async function seedHistory(dataDir: string): Promise<void> {
@@ -145,6 +157,7 @@ export async function benchSafety(root: string): Promise<boolean> {
   await first.child.stop();
   const seeded = performance.now();
   await seedHistory(dataDir);
+  addInstaller(entry, dataDir);
   process.stdout.write(`${((performance.now() - seeded) / 1000).toFixed(1)} s\n`);
 
   const rows: Row[] = [];
@@ -184,11 +197,11 @@ export async function benchSafety(root: string): Promise<boolean> {
   };
 
   const setUp = async (base: string) => {
-    const session = await login(base);
-    const headers = { authorization: session, 'content-type': 'application/json' };
+    // The energy inputs are installer settings; the load runs with the operator's session (one session at a time).
+    const installer = await login(base, INSTALLER);
     const patch = await getJson(`${base}/v1/settings`, {
       method: 'PATCH',
-      headers,
+      headers: { authorization: installer, 'content-type': 'application/json' },
       body: JSON.stringify({
         params: [
           { key: 'FreeCharging', value: 1 },
@@ -200,6 +213,8 @@ export async function benchSafety(root: string): Promise<boolean> {
       }),
     });
     if (patch.status !== 200) throw new Error(`settings: ${patch.status} ${patch.text}`);
+    const session = await login(base);
+    const headers = { authorization: session, 'content-type': 'application/json' };
     await getJson(`${base}/v1/map`, { method: 'POST', headers, body: JSON.stringify({ 'bench-key': 'x' }) });
     return session;
   };

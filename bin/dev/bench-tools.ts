@@ -241,15 +241,15 @@ export async function getJson(url: string, init: RequestInit = {}): Promise<{ st
   return { status: res.status, text, json };
 }
 
-/** Logs in as the operator (spec 5 item 3); returns the session id. */
-export async function login(base: string): Promise<string> {
+/** Logs in (as the operator by default, spec 5 item 3); returns the session id. */
+export async function login(base: string, as: { username: string; password: string } = { username: 'operator', password: PASSWORD }): Promise<string> {
   const { json: tokenJson } = await getJson(`${base}/v1/login`);
   const token = (tokenJson as { token?: unknown } | undefined)?.token;
   if (typeof token !== 'string') throw new Error('GET /v1/login gave no token');
   const res = await getJson(`${base}/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'operator', password: loginProof(PASSWORD, token) }),
+    body: JSON.stringify({ username: as.username, password: loginProof(as.password, token) }),
   });
   const id = (res.json as { session?: { id?: unknown } } | undefined)?.session?.id;
   if (res.status !== 200 || typeof id !== 'string') throw new Error(`login failed: ${res.status} ${res.text}`);
