@@ -123,9 +123,14 @@ describe('when it switches', () => {
   });
 
   test('a session that begins during a switch counts that switch as its first', () => {
-    const m = start(3);
+    const m = start(3, { minIntervalMs: 1_000, upHoldMs: 1_000 });
     m.actor.send({ type: 'WANT', phases: 1 });
-    expect(m.context().switches).toBe(1);
+    m.complete();
+    m.clock.increment(1_000);
+    m.actor.send({ type: 'WANT', phases: 3 });
+    m.clock.increment(1_000);
+    expect(m.at('switching')).toBe(true);
+    expect(m.context().switches).toBe(2);
     m.actor.send({ type: 'SESSION' });
     expect(m.context().switches).toBe(1);
     m.complete();
