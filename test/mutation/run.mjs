@@ -74,8 +74,8 @@ export const TARGETS = {
   'services/core/state-view.ts': CHARGE_POINT_TESTS,
   'services/core/charge-point.ts': CHARGE_POINT_TESTS,
   // 1-/3-phase switching: the machine and the core's part (its interlock), with the oracle's tests on the controller.
-  'machines/phase-switch.ts': [LOAD, 'test/model/phase-switch.model.test.ts', 'test/core/phase-switch.test.ts'],
-  'services/core/phase-switching.ts': [LOAD, 'test/core/phase-switch.test.ts'],
+  'machines/phase-switch.ts': [LOAD, 'test/machines/phase-switch.test.ts', 'test/model/phase-switch.model.test.ts', 'test/core/phase-switch.test.ts'],
+  'services/core/phase-switching.ts': [LOAD, 'test/core/phase-switching.test.ts', 'test/core/phase-switch.test.ts'],
   'machines/charge-cycle.ts': [
     LOAD,
     'test/machines/charge-cycle.test.ts',
