@@ -222,6 +222,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
   void network.unavailable(); // asked once, now: a settings write checks it
   const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
+  events.retain(() => ({ kept: settings.get('EventLogSize'), maxAgeDays: settings.get('EventLogMaxAge') }));
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, timers: clock, logger, events });
   const diagnostics = createDiagnostics({ database, settings, metrics, log: recentLogOf(logger), now });
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.

@@ -9,13 +9,23 @@ import type { Logger } from './logger.js';
 import type { TimeRange } from './transactions.js';
 
 /**
- * The event log for people: what happened to the charger, in words, kept in the database as a bounded ring
- * (the newest EVENTS_KEPT), readable through GET /v1/events and written to the log as it happens. Secrets never
- * appear: each kind has a fixed set of fields (below), none of which is a password, token or session id.
+ * The event log for people: what happened to the charger, in words, kept in the database as a bounded ring (the
+ * newest EventLogSize events, none older than EventLogMaxAge days where that is set), readable through GET
+ * /v1/events and written to the log as it happens. Secrets never appear: each kind has a fixed set of fields
+ * (below), none of which is a password, token or session id.
  */
 
-/** How many events the database keeps (older ones are deleted in the write that adds newer ones). */
+/** How many events the database keeps by default (EventLogSize; older ones go in the write that adds newer ones). */
 export const EVENTS_KEPT = 10_000;
+const DAY_MS = 86_400_000;
+
+/** What the event log keeps (the settings EventLogSize and EventLogMaxAge, services/event-log-settings.ts). */
+export interface EventRetention {
+  /** The newest this many events. */
+  kept: number;
+  /** None older than this many days; 0: no age limit. */
+  maxAgeDays: number;
+}
 /** Events waiting for the database beyond this (a database that does not answer) are dropped, and that is logged. */
 export const MAX_PENDING_EVENTS = 1_000;
 /** Events read and written out at a time by GET /v1/events (a few milliseconds each). */
@@ -195,6 +205,11 @@ export interface EventLog {
   settled(): Promise<void>;
   /** When events of `kind` happened from `from` (ms) on, oldest first: stored ones (any process's) and waiting ones. */
   times(kind: EventKind, from: number): Promise<number[]>;
+  /**
+   * What to keep from now on (read at every write; EVENTS_KEPT and no age limit until then). What is beyond it is
+   * deleted at once, then in every write that adds events: a log that nothing adds to is not written (SD card wear).
+   */
+  retain(retention: () => EventRetention): void;
 }
 
 type Row = { at: number; kind: string; data: string };
@@ -205,6 +220,7 @@ type Row = { at: number; kind: string; data: string };
  * burst costs one commit and no completed write can be lost. Nothing here waits for the write.
  */
 export function createEventLog({ database, now, logger }: { database: Database; now: () => number; logger: Logger }): EventLog {
+  let retention = (): EventRetention => ({ kept: EVENTS_KEPT, maxAgeDays: 0 });
   let pending: Row[] = [];
   /** A write is queued that has not taken its events yet. */
   let queued = false;
@@ -220,8 +236,10 @@ export function createEventLog({ database, now, logger }: { database: Database; 
         queued = false; // events recorded from now on go in the next write
         batch = pending;
         pending = [];
-        await tx.insert(eventsTable).values(batch);
-        await tx.run(sql`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ${EVENTS_KEPT}`);
+        if (batch.length > 0) await tx.insert(eventsTable).values(batch);
+        const { kept, maxAgeDays } = retention();
+        await tx.run(sql`DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ${kept}`);
+        if (maxAgeDays > 0) await tx.run(sql`DELETE FROM events WHERE at < ${now() - maxAgeDays * DAY_MS}`);
       })
       .then(
         () => {
@@ -295,6 +313,10 @@ export function createEventLog({ database, now, logger }: { database: Database; 
         await current;
         if (current === last) return;
       }
+    },
+    retain(next) {
+      retention = next;
+      if (!queued) write();
     },
   };
   return log;

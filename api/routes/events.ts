@@ -38,7 +38,7 @@ export function eventRoutes(router: Router, { events, logger }: AppDeps): void {
         description:
           'Tags accepted, refused and ignored (and why), transactions started and stopped, faults and warnings raised and cleared, ' +
           'settings changed (which keys, by which account), logins, logouts, refused logins, the NFC link, the backend connection. ' +
-          `The newest ${EVENTS_KEPT} are kept.`,
+          `The newest EventLogSize events (default ${EVENTS_KEPT}) are kept, none older than EventLogMaxAge days where that is set.`,
         role: EVENTS_ROLE,
         query: RangeQuery,
         responses: {

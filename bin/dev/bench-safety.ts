@@ -17,7 +17,8 @@
  * In every case the core also reads the (simulated) grid meter after each charging-meter read and watches the
  * ripple-control contact (GridPowerSource, GridOperatorSource), as an installation with solar and §14a control does.
  * Prints max and p99.9 reaction per case, the API's p99 in (b) (full-history lists apart) and the controller's
- * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms and RSS < 90 MB in (b).
+ * maximum resident memory in (b). Targets: max reaction <= 100 ms in every case, API p99 < 50 ms, and in (b) RSS <= 128 MB
+ * of which anonymous (the process's own) <= 80 MB (issue 34).
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -48,7 +49,7 @@ const REACTIONS = 1_000;
 const CASE_TIMEOUT_MS = 240_000;
 const SLOW_COMMIT_MS = 500;
 const RSS_SAMPLE_MS = 100;
-const TARGET = { reactionMs: 100, apiP99Ms: 50, rssMB: 90, firstBytesMs: 50, mainHoldMs: 50 } as const;
+const TARGET = { reactionMs: 100, apiP99Ms: 50, rssMB: 128, anonMB: 80, firstBytesMs: 50, mainHoldMs: 50 } as const;
 /** Hard stop of the whole safety bench, whatever hangs. */
 export const SAFETY_WATCHDOG_MS = 1_200_000;
 
@@ -261,9 +262,12 @@ export async function benchSafety(root: string): Promise<boolean> {
   let apiBad = 0;
   /** The controller's memory when its RSS was highest. */
   let memoryAtMax = memoryMB(child.pid);
+  /** The highest anonymous memory sampled (it need not peak with the RSS). */
+  let anonMax = memoryAtMax.anon;
   const sampleMemory = () => {
     const now = memoryMB(child.pid);
     if (now.rss > memoryAtMax.rss) memoryAtMax = now;
+    anonMax = Math.max(anonMax, now.anon);
   };
   const sampler = setInterval(sampleMemory, RSS_SAMPLE_MS);
   let runs: AutocannonRun[] = [];
@@ -305,9 +309,15 @@ export async function benchSafety(root: string): Promise<boolean> {
       pass: apiP99 < TARGET.apiP99Ms,
     },
     { figure: '(b) API responses, not 2xx', measured: `${apiResponses}, ${apiBad}`, target: 'none not 2xx', pass: apiBad === 0 && apiResponses > 0 },
-    { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `< ${TARGET.rssMB} MB`, pass: rssMax < TARGET.rssMB },
+    { figure: '(b) controller RSS max', measured: `${rssMax.toFixed(1)} MB`, target: `<= ${TARGET.rssMB} MB`, pass: rssMax <= TARGET.rssMB },
     {
-      figure: '(b) at that max: anonymous / file-backed (node binary, libraries)',
+      figure: '(b) anonymous (its own) max',
+      measured: `${anonMax.toFixed(1)} MB`,
+      target: `<= ${TARGET.anonMB} MB`,
+      pass: anonMax <= TARGET.anonMB,
+    },
+    {
+      figure: '(b) at the RSS max: anonymous / file-backed (node binary, libraries)',
       measured: `${memoryAtMax.anon.toFixed(1)} / ${memoryAtMax.file.toFixed(1)} MB`,
     },
     ...LOAD.map((kind, i) => ({

@@ -1,6 +1,7 @@
 import { CHARGING_SETTINGS } from '../charging-settings.js';
 import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../energy/settings.js';
 import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
+import { EVENT_LOG_SETTINGS } from '../event-log-settings.js';
 import { SITE_SETTINGS } from '../energy/site-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
@@ -39,6 +40,7 @@ const DECLARED = {
   ...I18N_SETTINGS,
   ...IDENTITY_SETTINGS,
   ...LOGGER_SETTINGS,
+  ...EVENT_LOG_SETTINGS,
 };
 type Declared = typeof DECLARED;
 
@@ -140,7 +142,11 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
     sub_groups: [
       { key: 'language', label: { gb: 'Language', de: 'Sprache', nl: 'Taal', fr: 'Langue' }, fields: ['Language'] },
       { key: 'info', label: { gb: 'Information', de: 'Information', nl: 'Informatie', fr: 'Informations' }, fields: keys(IDENTITY_SETTINGS) },
-      { key: 'logging', label: { gb: 'Logging', de: 'Protokollierung', nl: 'Logboek', fr: 'Journalisation' }, fields: ['LogLevel'] },
+      {
+        key: 'logging',
+        label: { gb: 'Logging', de: 'Protokollierung', nl: 'Logboek', fr: 'Journalisation' },
+        fields: ['LogLevel', ...keys(EVENT_LOG_SETTINGS)],
+      },
     ],
   },
   {

@@ -252,6 +252,64 @@ describe('in the database', () => {
     }
   }, 60_000);
 
+  test('EventLogSize: the newest that many are kept, from the write after the change on', async () => {
+    const h = await startHarness();
+    try {
+      const session = await h.login();
+      const events = h.controller.events;
+      for (let i = 0; i < 2_000; i++) events.backend('connecting', { reason: `before ${i}` });
+      await events.settled();
+      const set = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'EventLogSize', value: 1_000 }] } });
+      expect(set.status, set.text).toBe(200);
+      await events.settled();
+      let kept = (await h.http('GET', '/v1/events', { session })).json.events;
+      expect(kept).toHaveLength(1_000); // the change itself is the newest
+      expect(kept.at(-1)).toMatchObject({ kind: 'settings_changed', keys: ['EventLogSize'] });
+      expect(kept[0].reason).toBe('before 1001');
+      for (let i = 0; i < 10; i++) events.backend('connected', { reason: `after ${i}` });
+      await events.settled();
+      kept = (await h.http('GET', '/v1/events', { session })).json.events;
+      expect(kept).toHaveLength(1_000);
+      expect(kept.at(-1).reason).toBe('after 9');
+      expect(kept[0].reason).toBe('before 1011');
+      const bad = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'EventLogSize', value: 999 }] } });
+      expect(bad.status).toBe(400);
+    } finally {
+      await h.stop();
+    }
+  }, 60_000);
+
+  test('EventLogMaxAge: older events are deleted with the next write; 0 keeps them', async () => {
+    const h = await startHarness();
+    try {
+      const session = await h.login();
+      const events = h.controller.events;
+      const day = 86_400_000;
+      const now = h.clock.now();
+      events.record({ kind: 'backend', state: 'connecting', reason: 'three days ago' }, now - 3 * day);
+      events.record({ kind: 'backend', state: 'connected', reason: 'a day ago' }, now - day);
+      await events.settled();
+      const reasons = async () => (await h.http('GET', '/v1/events', { session })).json.events.map((e: any) => e.reason).filter(Boolean);
+      expect(await reasons()).toEqual(['three days ago', 'a day ago']);
+      const set = await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'EventLogMaxAge', value: 2 }] } });
+      expect(set.status, set.text).toBe(200);
+      await events.settled();
+      expect(await reasons()).toEqual(['a day ago']);
+      // An event older than the limit when it is stored (one that waited in the queue) is not kept either.
+      events.record({ kind: 'backend', state: 'connected', reason: 'a year ago' }, now - 365 * day);
+      events.backend('connected', { reason: 'now' });
+      await events.settled();
+      expect(await reasons()).toEqual(['a day ago', 'now']);
+      // 0: no age limit.
+      expect((await h.http('PATCH', '/v1/settings', { session, body: { params: [{ key: 'EventLogMaxAge', value: 0 }] } })).status).toBe(200);
+      events.record({ kind: 'backend', state: 'connected', reason: 'a year ago' }, now - 365 * day);
+      await events.settled();
+      expect(await reasons()).toEqual(['a year ago', 'a day ago', 'now']);
+    } finally {
+      await h.stop();
+    }
+  });
+
   test('events survive a restart, with the time they happened', async () => {
     const h = await startHarness();
     await h.clock.advance(1_234);
