@@ -75,6 +75,18 @@ export const CompletedTransactionsSummary = v.object({ transactionCount: int, to
   TransactionsSummary
 >;
 
+/** Extension: a transaction's energy curve (docs/transactions.md, "Energy curve"). */
+export const TransactionCurve = v.object({
+  transactionId: v.string(),
+  points: v.array(
+    v.object({
+      at: v.pipe(v.string(), v.description('UTC date-time of the meter reading')),
+      energyWh: v.pipe(int, v.description('Energy delivered since the transaction started (Wh)')),
+      powerW: v.pipe(v.nullable(int), v.description('Average power since the previous point (W); null for the first')),
+    }),
+  ),
+});
+
 const perLine = v.pipe(v.array(v.number()), v.length(3));
 /** The extension `energy` of SystemState (docs/energy.md, "Reporting"): the allocation and why. */
 export const EnergyStatus = v.object({

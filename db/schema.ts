@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 import { ROLES } from './roles.js';
 
@@ -101,6 +101,21 @@ export const transactions = sqliteTable(
       .on(t.startedAt)
       .where(sql`ended_at IS NOT NULL`),
   ],
+);
+
+/**
+ * The energy curve of a transaction (services/transaction-curve.ts): the energy delivered since its start at each
+ * of its checkpoints (one every 10 s while it runs), written in the same write as the checkpoint. Bounded: at most
+ * CURVE_POINTS a transaction (older points thinned), kept for the newest CURVES_KEPT transactions.
+ */
+export const transactionCurve = sqliteTable(
+  'transaction_curve',
+  {
+    transactionId: text('transaction_id').notNull(),
+    at: integer('at').notNull(),
+    energyWh: integer('energy_wh').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.transactionId, t.at] })],
 );
 
 /**

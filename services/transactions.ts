@@ -3,6 +3,7 @@ import { nextPageTurn, type Database, type WriteTx } from '../db/client.js';
 import { transactionDays, transactions } from '../db/schema.js';
 import type { TransactionRecord } from './core/protocol.js';
 import { notFound } from './errors.js';
+import { addCurvePoint, pruneCurves, readCurve, type CurvePoint } from './transaction-curve.js';
 
 /** CompletedTransactionDetails (spec 2.9), with this project's `unmetered` extension. */
 export interface CompletedTransaction {
@@ -248,6 +249,12 @@ export function createTransactions(database: Database, now: () => number = Date.
       return { transactionCount: count, totalDuration: Math.round(durationMs / 1000), totalConsumption: consumption };
     },
 
+    /** The energy curve of transaction `id` (running or completed), oldest first; null when there is no such transaction. */
+    async curve(id: string): Promise<CurvePoint[] | null> {
+      const [found] = await database.db.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, id));
+      return found ? readCurve(database.db, id) : null;
+    },
+
     /** Persists a transaction the core started (its registers may still be unknown). */
     async begin(record: TransactionRecord): Promise<void> {
       await database.write(async (tx) => {
@@ -259,6 +266,7 @@ export function createTransactions(database: Database, now: () => number = Date.
           ...metering(record),
           checkpointedAt: record.startedAt,
         });
+        await addCurvePoint(tx, record);
         await hooks?.started(tx, record);
       });
       hooks?.committed?.();
@@ -314,6 +322,7 @@ export function createTransactions(database: Database, now: () => number = Date.
           .where(and(eq(transactions.id, record.id), isNull(transactions.endedAt)))
           .returning({ id: transactions.id });
         if (updated.length === 0) throw notFound(`No active transaction ${record.id}`);
+        await addCurvePoint(tx, record);
       });
     },
 
@@ -328,6 +337,8 @@ export function createTransactions(database: Database, now: () => number = Date.
           .returning({ id: transactions.id });
         if (updated.length === 0) throw notFound(`No active transaction ${record.id}`);
         await addToDays(tx, eq(transactions.id, record.id));
+        await addCurvePoint(tx, record);
+        await pruneCurves(tx);
         const m = metering(record);
         await hooks?.stopped(tx, {
           id: record.id,
