@@ -5,6 +5,7 @@ import { createBodyIntakes } from './body.js';
 import { errorResponse, SessionError } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { chargeRoutes } from './routes/charge.js';
+import { energyHistoryRoutes } from './routes/energy-history.js';
 import { energyInputRoutes } from './routes/energy-inputs.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { eventRoutes } from './routes/events.js';
@@ -100,6 +101,7 @@ export function createApp(deps: AppDeps): ApiApp {
   whitelistRoutes(router, deps);
   mapRoutes(router, deps);
   transactionRoutes(router, deps);
+  if (deps.energyHistory) energyHistoryRoutes(router, { history: deps.energyHistory, now: deps.now });
   stateRoutes(router, deps);
   settingsRoutes(router, deps);
   accountRoutes(router, deps);

@@ -87,6 +87,25 @@ export const TransactionCurve = v.object({
   ),
 });
 
+/** Extension: the energy history by local day or month (docs/api-overview.md, "Energy history"). */
+export const EnergyHistoryBody = v.object({
+  by: v.picklist(['day', 'month']),
+  from: v.string(),
+  to: v.string(),
+  timeZone: v.pipe(v.string(), v.description('The controller’s time zone (IANA name): the days are its days')),
+  periods: v.array(
+    v.object({
+      period: v.pipe(v.string(), v.description('YYYY-MM-DD or YYYY-MM')),
+      transactionCount: int,
+      consumptionWh: int,
+      solarWh: v.pipe(v.nullable(int), v.description('Into the vehicle from the solar surplus (shown, not billed); null: not recorded')),
+      gridWh: v.pipe(v.nullable(int), v.description('Into the vehicle from the grid (shown, not billed); null: not recorded')),
+    }),
+  ),
+  consumptionWh: int,
+  lifetimeWh: v.pipe(int, v.description('Every completed transaction’s energy ever')),
+});
+
 const perLine = v.pipe(v.array(v.number()), v.length(3));
 /** The extension `energy` of SystemState (docs/energy.md, "Reporting"): the allocation and why. */
 export const EnergyStatus = v.object({

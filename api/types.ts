@@ -4,6 +4,7 @@ import type { Accounts } from '../services/accounts.js';
 import type { ChargeControl } from '../services/charge-control.js';
 import type { ChargingService } from '../services/charging.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
+import type { EnergyHistory } from '../services/energy-history.js';
 import type { EnergyInputsService } from '../services/energy/inputs.js';
 import type { EventLog } from '../services/events.js';
 import type { Backups } from '../services/field-service/backup.js';
@@ -68,6 +69,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** The inspection hub: present, and so is the /inspect page, when the controller feeds one. */
   inspector?: Inspector | undefined;
+  /** The energy history by day and month (the /v1/energy/history extension). */
+  energyHistory?: EnergyHistory | undefined;
   /** The energy inputs: with them, the /v1/energy push endpoints. */
   energyInputs?: EnergyInputsService | undefined;
   /** Login accounts (the /v1/accounts extension). */

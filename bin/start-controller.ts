@@ -36,6 +36,7 @@ import { createDiagnostics } from '../services/field-service/diagnostics.js';
 import { recentLogOf } from '../services/field-service/recent-log.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } from '../services/energy/manager.js';
+import { createEnergyHistory } from '../services/energy-history.js';
 import { openTodayStore } from '../services/energy/today-store.js';
 import { registerEnergyMetrics } from '../services/energy/metrics.js';
 import { energySettingsOf, modeValue } from '../services/energy/settings-of.js';
@@ -378,6 +379,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     events,
     simulator,
     energyInputs: energyInputs.inputs,
+    energyHistory: createEnergyHistory(database, { timeZone: options.timeZone }),
     logger,
     inspector,
     metrics,

@@ -224,3 +224,13 @@ export const energyToday = sqliteTable('energy_today', {
   gridWh: real('grid_wh').notNull(),
   savedAt: integer('saved_at').notNull(),
 });
+
+/**
+ * The energy into the vehicle by origin per local day (services/energy/today-store.ts writes it in the write that keeps
+ * `energy_today`; services/energy-history.ts reads it): shown with the daily and monthly history, never billed.
+ */
+export const energyDays = sqliteTable('energy_days', {
+  day: text('day').primaryKey(),
+  solarWh: real('solar_wh').notNull(),
+  gridWh: real('grid_wh').notNull(),
+});

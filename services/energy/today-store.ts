@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { energyToday } from '../../db/schema.js';
+import { energyDays, energyToday } from '../../db/schema.js';
 import type { Logger } from '../logger.js';
 import { localDay, TODAY_SAVE_INTERVAL_MS, todaySaveDue, type TodayEnergy, type TodaySaved } from './today.js';
 
 /** The one row of `energy_today`. */
 const ROW_ID = 1;
 
-/** Today's energy by origin kept across a restart (docs/energy.md, Reporting). */
+/** Today's energy by origin kept across a restart, and each day's in the history (docs/energy.md, Reporting). */
 export interface TodayStore {
   /** What was written last, when it is of today's local day at the start; null: the day starts at zero. */
   restored: TodayEnergy | null;
@@ -47,13 +47,19 @@ export async function openTodayStore(deps: TodayStoreDeps): Promise<TodayStore> 
 
   const write = (today: TodayEnergy, at: number): Promise<void> => {
     const values = { day: today.day, solarWh: today.solarWh, gridWh: today.gridWh, savedAt: at };
+    // The day's row of the history (energy_days) in the same write: its figures are the day's so far.
+    const ofDay = { solarWh: today.solarWh, gridWh: today.gridWh };
     return database
-      .write((tx) =>
-        tx
+      .write(async (tx) => {
+        await tx
           .insert(energyToday)
           .values({ id: ROW_ID, ...values })
-          .onConflictDoUpdate({ target: energyToday.id, set: values }),
-      )
+          .onConflictDoUpdate({ target: energyToday.id, set: values });
+        await tx
+          .insert(energyDays)
+          .values({ day: today.day, ...ofDay })
+          .onConflictDoUpdate({ target: energyDays.day, set: ofDay });
+      })
       .then(
         () => {
           saved = { day: values.day, solarWh: values.solarWh, gridWh: values.gridWh, at };
