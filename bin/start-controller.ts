@@ -201,6 +201,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   if (config.slowCommitMs > 0)
     logger.warn({ slowCommitMs: config.slowCommitMs }, 'fault injection: every database commit is slowed down (FAULT_SLOW_COMMIT_MS)');
   if (config.defaultDatabaseFile) await chmod(config.defaultDatabaseFile, 0o600);
+  const { preMigration } = database;
+  if (preMigration.file) logger.info({ copy: preMigration.file }, 'database copied as it was before the migrations of this firmware');
+  if (preMigration.error) logger.warn({ err: preMigration.error }, 'database not copied before its migration (migrated all the same)');
   logger.info({ database: config.defaultDatabaseFile ?? 'DATABASE_URL' }, 'database ready');
 
   const events = createEventLog({ database, now, logger });

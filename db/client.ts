@@ -7,6 +7,7 @@ import type { LibSQLDatabase } from 'drizzle-orm/libsql';
 import { drizzle } from 'drizzle-orm/libsql/sqlite3';
 import { migrate } from 'drizzle-orm/libsql/migrator';
 import Libsql from 'libsql';
+import { backUpBeforeMigrating, removePreMigrationCopies, type PreMigrationBackup } from './pre-migration-backup.js';
 import * as schema from './schema.js';
 import { createStorageState, isStorageFull, type StorageState } from './storage.js';
 
@@ -32,6 +33,10 @@ export interface Database {
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
   /** Whether the file system holding the database has room for writes (db/storage.ts). */
   readonly storage: StorageState;
+  /** What the start did before it migrated the embedded file (db/pre-migration-backup.ts). */
+  readonly preMigration: PreMigrationBackup;
+  /** Deletes the copies made before migrations (a factory reset); nothing for a database server. */
+  removePreMigrationCopies(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,6 +107,8 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     await client.execute('PRAGMA journal_mode=WAL');
   }
   const db = drizzle(client, { schema });
+  const file = isFile ? url.replace(/^file:(\/\/)?/, '') : null;
+  const preMigration = file ? await backUpBeforeMigrating(client, file, migrationsFolder()) : { file: null };
   await migrate(db, { migrationsFolder: migrationsFolder() });
 
   const slowCommitMs = options.slowCommitMs ?? 0;
@@ -114,6 +121,10 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     db,
     write: writes.write,
     storage: writes.storage,
+    preMigration,
+    removePreMigrationCopies: async () => {
+      if (file) await removePreMigrationCopies(file);
+    },
     async close() {
       await writes.close();
       client.close();

@@ -79,14 +79,16 @@ export function createBackups({ database, stagingFile, now }: BackupDeps) {
     },
 
     /**
-     * Empties every table and adds the built-in operator with a new generated password, in one write; answers the
-     * password (to be shown once, as on the first start).
+     * Empties every table and adds the built-in operator with a new generated password, in one write, then deletes
+     * the copies made before migrations; answers the password (to be shown once, as on the first start).
      */
     async factoryReset(): Promise<string> {
-      return database.write(async (tx) => {
+      const password = await database.write(async (tx) => {
         for (const table of await dataTables(tx)) await clearTable(tx, table);
         return addInitialOperator(tx, now());
       });
+      await database.removePreMigrationCopies(); // they hold the data erased
+      return password;
     },
   };
 

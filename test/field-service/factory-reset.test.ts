@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { FACTORY_RESET_CONFIRM_MS } from '../../api/routes/field-service.js';
+import { preMigrationName } from '../../db/pre-migration-backup.js';
 import { dataTables, readTable } from '../../db/tables.js';
 import { startHarness, type Harness } from '../harness.js';
 
@@ -35,8 +39,11 @@ const rowsIn = async (h: Harness) => {
   return out;
 };
 
-test('a token, then the reset: everything erased, a new operator password shown once, a restart', async () => {
+test('a token, then the reset: everything erased (the copy made before a migration too), a new operator password shown once, a restart', async () => {
   const a = await controller();
+  // A copy of the database an earlier firmware left before its migration (db/pre-migration-backup.ts).
+  const copy = preMigrationName(join(a.h.dataDir, 'controller.db'), '0009_energy_days');
+  await writeFile(copy, 'the data before the update');
   const asked = await a.call('POST', '/v1/factory-reset');
   expect(asked.status).toBe(200);
   expect(asked.headers['cache-control']).toBe('no-store');
@@ -50,6 +57,7 @@ test('a token, then the reset: everything erased, a new operator password shown 
   expect(a.restarts).toHaveLength(1);
   expect(a.shown).toEqual([{ username: 'operator', password: expect.stringMatching(/^[A-Za-z0-9]{16}$/) }]);
   await a.h.controller.events.settled();
+  expect(existsSync(copy)).toBe(false);
   const rows = await rowsIn(a.h);
   // Nothing left but the new operator and the event that says what happened.
   expect(Object.entries(rows).filter(([, n]) => n > 0)).toEqual([
