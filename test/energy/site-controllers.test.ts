@@ -45,11 +45,12 @@ const PARAMS = scaledSiteLinkParams(SCALE);
 /** Generous: three controllers and a broker on a loaded 2-core machine. */
 const SETTLE_MS = 60_000;
 /**
- * How long the sum may stay above the limit after a house load step: the documented reaction (the meter's charger's
- * next step, here 100 ms, the record's delivery, the EV: at once in the simulation) and this test's resolution (the
- * meter is pushed and every controller read once per sampling round, about 250 ms each): the benchmark's 2 s target.
+ * How long the sum may stay above the limit after a house load step: the documented reaction, at most 1 s at the
+ * defaults (the meter's charger's next step, here 100 ms, the record's delivery, the EV: at once in the simulation).
+ * The test's own resolution is added per episode: the meter is pushed, and every controller read, once per sampling
+ * round, so the reaction is seen up to two rounds late (about 250 ms each alone, longer on a loaded machine).
  */
-const HOUSE_REACTION_MS = 2_000;
+const HOUSE_REACTION_MS = 1_000;
 /** After a process joins (a first start, a restart): its first current is 6 A, rising 2 A a second; the others lower as its record arrives. */
 const JOIN_REACTION_MS = 5_000;
 /** W per ampere on a line (the grid meter's nominal 230 V). */
@@ -304,9 +305,13 @@ test(
       if (samples[i]!.gridA <= LIMIT + 0.05) continue;
       const { name, allowedMs } = after(samples[i]!.at);
       const from = samples[i]!.at;
+      const first = i;
       let peakA = 0;
       while (i < samples.length && samples[i]!.gridA > LIMIT + 0.05) peakA = Math.max(peakA, samples[i++]!.gridA);
-      episodes.push({ event: name, allowedMs, ms: (samples[i]?.at ?? Date.now()) - from, peakA });
+      // The longest sampling round around it: the measurement's resolution, for the events that may pass the limit.
+      let roundMs = 0;
+      for (let k = Math.max(1, first - 1); k <= Math.min(samples.length - 1, i + 1); k++) roundMs = Math.max(roundMs, samples[k]!.at - samples[k - 1]!.at);
+      episodes.push({ event: name, allowedMs: allowedMs > 0 ? allowedMs + 2 * roundMs : 0, ms: (samples[i]?.at ?? Date.now()) - from, peakA });
     }
     console.log(
       `site of 3 controllers (processes), ${broker.kind}, ${samples.length} samples:\n` +
@@ -314,7 +319,7 @@ test(
         `  c killed: its share taken ${tookMs} ms after (reserve ${PARAMS.site.reserveMs} ms); restarted, rejoined after ${rejoinMs} ms; ` +
         `stopped, its share taken ${leaveMs} ms after\n` +
         `  above the ${LIMIT} A limit ${episodes.length} times` +
-        episodes.map((e) => `\n    after ${e.event}: ${e.ms} ms, peak ${e.peakA.toFixed(1)} A`).join(''),
+        episodes.map((e) => `\n    after ${e.event}: ${e.ms} ms (allowed ${e.allowedMs}), peak ${e.peakA.toFixed(1)} A`).join(''),
     );
     for (const e of episodes) expect(e.ms, JSON.stringify(episodes)).toBeLessThanOrEqual(e.allowedMs);
   },
