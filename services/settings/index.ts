@@ -251,7 +251,20 @@ export async function createSettings(
           reboot_required: rebootRequired,
         });
       };
-      if (refused.size) throw refuse();
+      if (refused.size) {
+        // The write-wide check judges the accepted values too, so every cause of this Save is said at once (a
+        // refused value is left out: it cannot be judged with the others).
+        if (opts.check) {
+          const next = new Map(values);
+          for (const i of refused.keys()) next.delete(pairs[i]!.key);
+          for (const [k, v] of accepted) next.set(k, v);
+          for (const { key, reason } of await opts.check(next, new Set(accepted.keys()))) {
+            const i = pairs.findIndex((p) => p.key === key);
+            if (!refused.has(i)) refused.set(i, { reason: reason(t.lang), value: true });
+          }
+        }
+        throw refuse();
+      }
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
       let before = new Map<string, SettingValue>();
       const changed = await database

@@ -57,6 +57,32 @@ describe('network status', () => {
     expect(await noSidewaysScroll(page)).toBe(true);
   });
 
+  test('every cause of a Save is shown at once: the address and the gateway together, and a field beside them', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.waitForSelector('#f-LanMode');
+    await page.selectOption('#f-LanMode', { label: 'Static' });
+    await page.fill('#f-LanIpAddress', '192.168.1.0');
+    await page.fill('#f-LanNetmask', '255.255.255.0');
+    await page.fill('#f-LanGateway', '10.0.0.1');
+    await page.click('form.settings button[type=submit]');
+    await page.waitForSelector('#e-LanGateway');
+    expect(await page.locator('.field.invalid').evaluateAll((els) => els.map((e: any) => e.dataset.key))).toEqual(
+      expect.arrayContaining(['LanIpAddress', 'LanGateway']),
+    );
+    expect(await page.locator('#e-LanIpAddress').innerText()).toMatch(/network/i);
+    expect(await page.locator('#e-LanGateway').innerText()).toMatch(/subnet|outside/i);
+
+    // A value wrong on its own (the APN's form) and the gateway's problem with the other values, in one Save.
+    await page.fill('#f-LanIpAddress', '192.168.1.50');
+    await page.selectOption('#f-GsmEnabled', { index: 1 });
+    await page.fill('#f-GsmApn', 'bad apn!');
+    await page.click('form.settings button[type=submit]');
+    await page.waitForSelector('#e-GsmApn');
+    await page.waitForFunction(() => !document.getElementById('e-LanIpAddress'));
+    expect(await page.locator('#e-LanGateway').innerText()).toMatch(/outside/i);
+    expect(await page.locator('#settings-note').innerText()).toMatch(/refused 2 value/);
+  });
+
   test('the API gives the same, to operator and up only', async () => {
     const external = Object.keys(networkInterfaces()).filter((n) => !networkInterfaces()[n]!.every((i) => i.internal));
     const body = (await h.http('GET', '/v1/network', { session: await h.login() })).json;
