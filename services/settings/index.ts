@@ -12,6 +12,8 @@ import type { FieldDef, SettingsCheck, SettingValue } from './types.js';
 export { CATALOGUE, FIELDS, type FieldDef, type SettingKey, type SettingsCheck, type SettingValue, type SettingValueOf };
 export { computedValues, FIRMWARE_VERSION, type ComputedValues } from './identity.js';
 
+/** A limit with its unit, as a cause says it ("must be from 6 to 32 A"). */
+const withUnit = (limit: number, unit: string | undefined) => (unit ? `${limit} ${unit}` : limit);
 const rank = (role: Role) => ROLES.indexOf(role);
 export const canSee = (user: Role, field: FieldDef) => rank(user) >= rank(field.role);
 export const canChange = (user: Role, field: FieldDef) => field.mode === 'rw' && rank(user) >= rank(field.writeRole ?? field.role);
@@ -80,7 +82,7 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
     case 'int': {
       if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, reason: reasons.integer };
       const [min, max] = field.range;
-      if (raw < min || raw > max) return { ok: false, reason: reasons.range(min, max) };
+      if (raw < min || raw > max) return { ok: false, reason: reasons.range(min, withUnit(max, field.unit)) };
       return { ok: true, value: raw };
     }
     case 'enum': {
@@ -92,7 +94,7 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
     case 'triple': {
       const [min, max] = field.range;
       if (!Array.isArray(raw) || raw.length !== 3 || !raw.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max)) {
-        return { ok: false, reason: reasons.triple(min, max) };
+        return { ok: false, reason: reasons.triple(min, withUnit(max, field.unit)) };
       }
       return { ok: true, value: [raw[0], raw[1], raw[2]] as [number, number, number] };
     }

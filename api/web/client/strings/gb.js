@@ -247,7 +247,8 @@ export const GB = {
   "transactions.to": "To",
   "transactions.rangeHint": "Both days included; transactions are selected by their start. Leave both empty for all.",
   "transactions.show": "Show",
-  "transactions.reversed": "The first day is after the last one.",
+  "transactions.reversed":
+    "The first day is after the last one, so no transaction can be in the range: nothing is shown. Choose a first day on or before the last.",
   "transactions.summary": "Summary",
   "transactions.count": "Transactions",
   "transactions.totalDuration": "Total duration",

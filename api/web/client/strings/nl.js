@@ -250,7 +250,8 @@ export const NL = {
   "transactions.to": "Tot en met",
   "transactions.rangeHint": "Beide dagen inbegrepen; transacties worden op hun begin geselecteerd. Laat beide leeg voor alle.",
   "transactions.show": "Tonen",
-  "transactions.reversed": "De eerste dag ligt na de laatste.",
+  "transactions.reversed":
+    "De eerste dag ligt na de laatste, dus geen laadsessie kan in de periode vallen: er wordt niets getoond. Kies een eerste dag op of vóór de laatste.",
   "transactions.summary": "Samenvatting",
   "transactions.count": "Transacties",
   "transactions.totalDuration": "Totale duur",
