@@ -251,7 +251,7 @@ export const DE = {
   "transactions.rangeHint": "Beide Tage eingeschlossen; maßgeblich ist der Beginn eines Ladevorgangs. Beide leer lassen für alle.",
   "transactions.show": "Anzeigen",
   "transactions.reversed":
-    "Der erste Tag liegt nach dem letzten, also kann keine Ladung im Zeitraum liegen: nichts wird angezeigt. Wählen Sie einen ersten Tag am oder vor dem letzten.",
+    "Der erste Tag liegt nach dem letzten: keine Ladung kann im Zeitraum liegen, nichts wird angezeigt. Wählen Sie einen ersten Tag bis zum letzten.",
   "transactions.summary": "Zusammenfassung",
   "transactions.count": "Ladevorgänge",
   "transactions.totalDuration": "Gesamtdauer",

@@ -253,7 +253,7 @@ export const FR = {
   "transactions.rangeHint": "Les deux jours sont inclus ; les transactions sont choisies selon leur début. Laissez les deux vides pour tout afficher.",
   "transactions.show": "Afficher",
   "transactions.reversed":
-    "Le premier jour est après le dernier, aucune recharge ne peut donc être dans la période : rien n'est affiché. Choisissez un premier jour égal ou antérieur au dernier.",
+    "Le premier jour est après le dernier : aucune recharge dans la période, rien n'est affiché. Choisissez un premier jour jusqu'au dernier.",
   "transactions.summary": "Résumé",
   "transactions.count": "Transactions",
   "transactions.totalDuration": "Durée totale",
