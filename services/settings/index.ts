@@ -126,6 +126,8 @@ export async function createSettings(
     if (checked.ok) values.set(row.key, checked.value);
   }
   let rebootRequired = false;
+  /** The keys changed since the start whose change waits for a restart (named by the web interface's banner). */
+  const rebootPending = new Set<string>();
   /** Bumped on every change, so each client can be told whether settings changed since it last read them. */
   let version = 0;
   const seenBy = new Map<string, number>();
@@ -203,7 +205,9 @@ export async function createSettings(
       seenBy.set(username, version);
       return {
         name: 'settings' as const,
-        result: { reboot_required: rebootRequired },
+        result: rebootRequired
+          ? { reboot_required: true, reboot_pending: [...rebootPending].filter((k) => canSee(role, FIELDS.get(k)!)) }
+          : { reboot_required: false },
         groups: groupsFor(role, (f) => !appOnly || f.app === true),
         ChargePointInfo: chargePointInfo(),
       };
@@ -306,7 +310,8 @@ export async function createSettings(
       if (changed.size) {
         opts.events?.record({ kind: 'settings_changed', keys: [...changed.keys()], username });
         version++;
-        if ([...changed.keys()].some((k) => FIELDS.get(k)!.reboot)) rebootRequired = true;
+        for (const k of changed.keys()) if (FIELDS.get(k)!.reboot) rebootPending.add(k);
+        if (rebootPending.size) rebootRequired = true;
         const live = new Map([...changed].filter(([k]) => !FIELDS.get(k)!.reboot));
         if (live.size) for (const l of listeners) l(live);
       }

@@ -52,6 +52,16 @@ describe('the rest of item 7', () => {
     expect(await page.locator('#e-MaxCurrent').innerText()).toMatch(/^Must be from 6 to \d+ A$/);
   });
 
+  test('the restart banner names the settings that wait for the restart', async () => {
+    await view('settings/network', 'Network');
+    await page.waitForSelector('#f-LanMode');
+    await page.selectOption('#f-LanMode', { label: 'Static' });
+    await page.click('form.settings button[type=submit]');
+    await page.waitForSelector('#reboot-pending');
+    expect(await page.locator('#reboot-pending').innerText()).toBe('Waiting for the restart: IP address assignment.');
+    expect((await axeFindings(page)).join('\n')).toBe('');
+  });
+
   test('the transactions table keeps tag ids and kWh on one line; From after To shows nothing stale and says why', async () => {
     await h.sim('plug');
     await h.sim('tag', { id: TAG });

@@ -63,6 +63,7 @@ export const DE = {
   "role.manufacturer": "Hersteller",
   "reboot.label": "Neustart nötig",
   "reboot.text": "Einige geänderte Einstellungen werden erst nach einem Neustart des Controllers wirksam.",
+  "reboot.pending": "Warten auf den Neustart: {names}.",
   "reboot.askOperator": "Bitten Sie einen Betreiber, ihn neu zu starten.",
   "reboot.restart": "Jetzt neu starten",
   "reboot.confirm": "Controller neu starten? Ein laufender Ladevorgang wird beendet und alle werden abgemeldet.",

@@ -63,6 +63,7 @@ export const FR = {
   "role.manufacturer": "Fabricant",
   "reboot.label": "Redémarrage nécessaire",
   "reboot.text": "Certains paramètres modifiés ne s’appliquent qu’après un redémarrage du contrôleur.",
+  "reboot.pending": "En attente du redémarrage : {names}.",
   "reboot.askOperator": "Demandez à un exploitant de le redémarrer.",
   "reboot.restart": "Redémarrer maintenant",
   "reboot.confirm": "Redémarrer le contrôleur ? Une recharge en cours est arrêtée et tout le monde est déconnecté.",

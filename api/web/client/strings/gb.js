@@ -62,6 +62,7 @@ export const GB = {
   "role.manufacturer": "Manufacturer",
   "reboot.label": "Restart needed",
   "reboot.text": "Some changed settings take effect only after a restart of the controller.",
+  "reboot.pending": "Waiting for the restart: {names}.",
   "reboot.askOperator": "Ask an operator to restart it.",
   "reboot.restart": "Restart now",
   "reboot.confirm": "Restart the controller? A running charge is stopped and everyone is logged out.",

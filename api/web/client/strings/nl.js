@@ -63,6 +63,7 @@ export const NL = {
   "role.manufacturer": "Fabrikant",
   "reboot.label": "Herstart nodig",
   "reboot.text": "Sommige gewijzigde instellingen worden pas actief na een herstart van de controller.",
+  "reboot.pending": "Wachten op de herstart: {names}.",
   "reboot.askOperator": "Vraag een beheerder om hem opnieuw te starten.",
   "reboot.restart": "Nu opnieuw starten",
   "reboot.confirm": "De controller opnieuw starten? Een lopende laadsessie wordt gestopt en iedereen wordt afgemeld.",
