@@ -62,6 +62,16 @@ describe('the rest of item 7', () => {
     expect((await axeFindings(page)).join('\n')).toBe('');
   });
 
+  test('a tag added by hand gets a type (RFID preselected)', async () => {
+    await view('settings/whitelists', 'Whitelists');
+    await page.getByRole('button', { name: 'Add a tag', exact: true }).click();
+    expect(await page.inputValue('#tag-type')).toBe('RFID');
+    await page.fill('#tag-id', '04C0FFEE');
+    await page.click('form.subform button[type=submit]');
+    await page.waitForSelector('#tags tr[data-id="04C0FFEE"]');
+    expect(await h.controller.whitelist.find('04C0FFEE')).toMatchObject({ tagType: 'RFID' });
+  });
+
   test('the transactions table keeps tag ids and kWh on one line; From after To shows nothing stale and says why', async () => {
     await h.sim('plug');
     await h.sim('tag', { id: TAG });
