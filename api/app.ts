@@ -23,6 +23,7 @@ import { userRoutes } from './routes/users.js';
 import { whitelistRoutes } from './routes/whitelist.js';
 import { webRoutes } from './web/routes.js';
 import { documentRoutes } from './routes/docs.js';
+import { networkRoutes } from './routes/network.js';
 import type { DocMethod, DocumentedRoute } from './openapi.js';
 import { clientAddress, type ApiApp, type AppContext, type AppDeps, type AppEnv, type AppHandler, type BodyIntake, type Router } from './types.js';
 
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps): ApiApp {
   accountRoutes(router, deps);
   eventRoutes(router, deps);
   if (deps.chargeControl) chargeRoutes(router, deps, deps.chargeControl);
+  if (deps.networkStatus) networkRoutes(router, deps.networkStatus);
   if (deps.restart) restartRoutes(router, deps, deps.restart);
   if (deps.fieldService) {
     fieldServiceRoutes(router, deps, deps.fieldService);

@@ -188,7 +188,12 @@ const SettingGroup = v.object({
 /** All settings (spec 2.7); also /v1/app_settings. */
 export const Settings = v.object({
   name: v.literal('settings'),
-  result: v.object({ reboot_required: v.boolean() }),
+  result: v.object({
+    reboot_required: v.boolean(),
+    reboot_pending: v.optional(
+      v.pipe(v.array(v.string()), v.description('Extension, with reboot_required true: the keys (this role sees) whose change waits for the restart')),
+    ),
+  }),
   groups: v.array(SettingGroup),
   ChargePointInfo: v.object({
     languages: v.array(

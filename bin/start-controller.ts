@@ -50,6 +50,7 @@ import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
 import { createSiteLink, scaledSiteLinkParams, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
+import { createConnectionState, createNetworkStatus } from '../services/network-status.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
 import { createBackend, type Backend, type BackendDeps } from '../services/ocpp/backend.js';
@@ -229,6 +230,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   events.retain(() => ({ kept: settings.get('EventLogSize'), maxAgeDays: settings.get('EventLogMaxAge') }));
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, timers: clock, logger, events });
   const diagnostics = createDiagnostics({ database, settings, metrics, log: recentLogOf(logger), now });
+  const connections = { backend: createConnectionState(now), mqtt: createConnectionState(now) };
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
@@ -241,6 +243,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     restart: options.restart,
     events,
     diagnostics,
+    connection: connections.backend,
     setTime: (ms) => {
       wall.setOffset(wall.offsetTo(ms));
       core.send({ type: 'clock', offsetMs: wall.offset() });
@@ -330,6 +333,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     caFile: config.mqttCaFile,
     inputs: energyInputs.inputs.mqtt,
     energy: energyControl,
+    connection: connections.mqtt,
   });
   const machine = controllerMachine.provide({
     actors: {
@@ -383,6 +387,10 @@ export async function startController(options: ControllerOptions): Promise<Contr
     simulator,
     energyInputs: energyInputs.inputs,
     energyHistory: createEnergyHistory(database, { timeZone: options.timeZone }),
+    networkStatus: createNetworkStatus({
+      backend: { read: connections.backend.read, configured: () => settings.get('OcppUrl') !== '' },
+      mqtt: { read: connections.mqtt.read, configured: () => settings.get('MqttEnabled') === 1 },
+    }),
     logger,
     inspector,
     metrics,

@@ -45,20 +45,27 @@ export function prefixOf(netmask: string): number | undefined {
   return bits.includes('0') ? bits.indexOf('0') : 32;
 }
 
-/** What is wrong with a static LAN configuration as a whole (each field on its own is valid), or null. */
-export function lanProblem(address: string, netmask: string, gateway: string): { problem: LanProblem; keys: string[] } | null {
+/**
+ * Everything wrong with a static LAN configuration as a whole (each field on its own is valid): the address's
+ * problem and the gateway's, each with the keys it concerns, so a form shows them together.
+ */
+export function lanProblems(address: string, netmask: string, gateway: string): { problem: LanProblem; keys: string[] }[] {
   const prefix = prefixOf(netmask);
-  if (prefix === undefined) return null; // the field's own check refuses it
+  if (prefix === undefined) return []; // the field's own check refuses it
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
   const host = toNumber(address);
   const network = (host & mask) >>> 0;
   const broadcast = (network | (~mask >>> 0)) >>> 0;
-  if (prefix <= 30 && host === network) return { problem: 'address-is-network', keys: ['LanIpAddress', 'LanNetmask'] };
-  if (prefix <= 30 && host === broadcast) return { problem: 'address-is-broadcast', keys: ['LanIpAddress', 'LanNetmask'] };
-  if (gateway === address) return { problem: 'gateway-is-address', keys: ['LanGateway', 'LanIpAddress'] };
-  if ((toNumber(gateway) & mask) >>> 0 !== network) return { problem: 'gateway-outside', keys: ['LanGateway', 'LanNetmask', 'LanIpAddress'] };
-  return null;
+  const found: { problem: LanProblem; keys: string[] }[] = [];
+  if (prefix <= 30 && host === network) found.push({ problem: 'address-is-network', keys: ['LanIpAddress', 'LanNetmask'] });
+  else if (prefix <= 30 && host === broadcast) found.push({ problem: 'address-is-broadcast', keys: ['LanIpAddress', 'LanNetmask'] });
+  if (gateway === address) found.push({ problem: 'gateway-is-address', keys: ['LanGateway', 'LanIpAddress'] });
+  else if ((toNumber(gateway) & mask) >>> 0 !== network) found.push({ problem: 'gateway-outside', keys: ['LanGateway', 'LanNetmask', 'LanIpAddress'] });
+  return found;
 }
+
+/** The first thing wrong with a static LAN configuration, or null. */
+export const lanProblem = (address: string, netmask: string, gateway: string) => lanProblems(address, netmask, gateway)[0] ?? null;
 
 /** A connection profile as NetworkManager holds it (the properties the controller sets), or null: none. */
 export interface Profile {

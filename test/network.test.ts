@@ -9,6 +9,7 @@ import {
   GSM_PROFILE,
   LAN_PROFILE,
   lanProblem,
+  lanProblems,
   nmcliPlan,
   prefixOf,
   type NetworkBackend,
@@ -126,6 +127,11 @@ describe('a static configuration holds together', () => {
     ['10.1.2.3', '255.0.0.0', '10.200.0.1', null],
   ])('%s/%s via %s: %s', (address, netmask, gateway, problem) => {
     expect(lanProblem(address, netmask, gateway)?.problem ?? null).toBe(problem);
+  });
+
+  test('the address and the gateway are judged apart: both problems at once', () => {
+    expect(lanProblems('192.168.10.0', '255.255.255.0', '10.0.0.1').map((p) => p.problem)).toEqual(['address-is-network', 'gateway-outside']);
+    expect(lanProblems('192.168.10.255', '255.255.255.0', '192.168.10.255').map((p) => p.problem)).toEqual(['address-is-broadcast', 'gateway-is-address']);
   });
 });
 

@@ -27,6 +27,7 @@ const DOCS_PAGE = `<!doctype html>
 <title>Charge controller API</title>
 <link rel="icon" href="/web/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/docs/swagger-ui.css">
+<link rel="stylesheet" href="/docs/contrast.css">
 <script src="/docs/swagger-ui-bundle.js" defer></script>
 <script src="/docs/init.js" defer></script>
 </head>
@@ -34,6 +35,24 @@ const DOCS_PAGE = `<!doctype html>
 <div id="swagger-ui"><noscript><p>This page needs JavaScript; the document itself is <a href="/openapi.json">/openapi.json</a>.</p></noscript></div>
 </body>
 </html>
+`;
+
+/** Swagger UI's colours darkened where text on them is too faint (axe colour-contrast, WCAG AA 4.5:1). */
+const DOCS_CONTRAST = `.swagger-ui .opblock .opblock-summary-method { color: #fff; }
+.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1b5c9e; }
+.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1a7047; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4f00; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b0221b; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #146b5c; }
+.swagger-ui .opblock.opblock-head .opblock-summary-method, .swagger-ui .opblock.opblock-options .opblock-summary-method { background: #5a3b8c; }
+.swagger-ui .info .title small { background: #4a505c; }
+.swagger-ui .info .title small.version-stamp { background: #1a7047; }
+.swagger-ui .info .title small pre, .swagger-ui .info .title small .version { color: #fff; }
+.swagger-ui .info .url, .swagger-ui .info .url a { color: #1b5c9e; }
+.swagger-ui .btn.authorize { color: #1a7047; border-color: #1a7047; }
+.swagger-ui .btn.authorize svg { fill: #1a7047; }
+.swagger-ui .parameter__in { color: #555; }
+.swagger-ui .microlight span, .swagger-ui .highlight-code span { color: #fff !important; }
 `;
 
 /** Swagger UI on the document; no validator badge (it would call validator.swagger.io). */
@@ -86,6 +105,11 @@ export function documentRoutes(router: Router, routes: readonly DocumentedRoute[
     system,
   );
   router.resource('/docs', { GET: fileOperation('The API document in Swagger UI', 'text/html; charset=utf-8', () => DOCS_PAGE, DOCS_HEADERS) }, system);
+  router.resource(
+    '/docs/contrast.css',
+    { GET: fileOperation('Swagger UI colours with enough contrast', 'text/css; charset=utf-8', () => DOCS_CONTRAST, DOCS_HEADERS) },
+    system,
+  );
   router.resource('/docs/init.js', { GET: fileOperation('Swagger UI set-up', 'text/javascript; charset=utf-8', () => DOCS_INIT, DOCS_HEADERS) }, system);
   for (const [path, file, type] of [
     ['/docs/swagger-ui.css', 'swagger-ui.css', 'text/css; charset=utf-8'],

@@ -44,6 +44,8 @@ export interface MqttDeps {
   inputs?: MqttInputs | undefined;
   /** Energy management (services/energy/contracts.ts): published, its mode taken as a command; absent: neither. */
   energy?: EnergyControl | undefined;
+  /** Told when the broker connection opens and fails or is lost (GET /v1/network shows it). */
+  connection?: { connected(): void; failed(reason: string): void } | undefined;
 }
 
 /**
@@ -251,6 +253,7 @@ export function createMqttService(deps: MqttDeps) {
       });
     } catch (err) {
       logger.warn({ url: next.url, err: (err as Error).message }, 'MQTT: cannot connect');
+      deps.connection?.failed((err as Error).message);
       queueMicrotask(() => send({ type: 'CONNECT_FAILED' }));
       return;
     }
@@ -262,6 +265,7 @@ export function createMqttService(deps: MqttDeps) {
       if (l.ended) return;
       l.connected = true;
       logger.info({ url: next.url }, 'MQTT: connected');
+      deps.connection?.connected();
       send({ type: 'CONNECTED' });
     });
     client.on('error', (err) => {
@@ -274,9 +278,11 @@ export function createMqttService(deps: MqttDeps) {
       if (l.connected) {
         l.connected = false;
         logger.warn({ url: next.url, reason }, 'MQTT: connection lost');
+        deps.connection?.failed(reason ?? 'connection lost');
         send({ type: 'CONNECTION_LOST' });
       } else {
         logger.warn({ url: next.url, reason: reason ?? 'closed' }, 'MQTT: connection failed');
+        deps.connection?.failed(reason ?? 'closed');
         send({ type: 'CONNECT_FAILED' });
       }
     });

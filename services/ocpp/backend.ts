@@ -94,16 +94,19 @@ export async function createBackend(deps: BackendDeps) {
     opened: () => {
       logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
       deps.events?.backend('connected', { url: settings.get('OcppUrl') });
+      deps.connection?.connected();
       ctx.sendLink({ type: 'SOCKET.OPENED' });
     },
     failed: (reason) => {
       logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
       deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
+      deps.connection?.failed(String(reason));
       ctx.sendLink({ type: 'SOCKET.FAILED' });
     },
     closed: (reason) => {
       logger.warn({ reason }, 'OCPP: the connection to the central system closed');
       deps.events?.backend('disconnected', { reason: String(reason) });
+      deps.connection?.failed(String(reason));
       ctx.sendLink({ type: 'SOCKET.CLOSED' });
     },
   });

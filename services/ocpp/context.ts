@@ -29,6 +29,8 @@ export interface BackendDeps {
   frame?: TransportOptions['frame'];
   /** The event log: backend connection changes, and a Reset as a restart (the audit trail). */
   events?: Pick<EventLog, 'backend' | 'record'>;
+  /** Told when the connection to the central system opens and fails or closes (GET /v1/network shows it). */
+  connection?: { connected(): void; failed(reason: string): void };
   /** Sets the controller's wall clock to a time the central system gave (UTC ms). */
   setTime?: (ms: number) => void;
   /** The diagnostics bundle: with it, GetDiagnostics uploads it (diagnostics.ts); without it, NotImplemented. */

@@ -12,6 +12,8 @@ import type { FieldDef, SettingsCheck, SettingValue } from './types.js';
 export { CATALOGUE, FIELDS, type FieldDef, type SettingKey, type SettingsCheck, type SettingValue, type SettingValueOf };
 export { computedValues, FIRMWARE_VERSION, type ComputedValues } from './identity.js';
 
+/** A limit with its unit, as a cause says it ("must be from 6 to 32 A"). */
+const withUnit = (limit: number, unit: string | undefined) => (unit ? `${limit} ${unit}` : limit);
 const rank = (role: Role) => ROLES.indexOf(role);
 export const canSee = (user: Role, field: FieldDef) => rank(user) >= rank(field.role);
 export const canChange = (user: Role, field: FieldDef) => field.mode === 'rw' && rank(user) >= rank(field.writeRole ?? field.role);
@@ -80,7 +82,7 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
     case 'int': {
       if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, reason: reasons.integer };
       const [min, max] = field.range;
-      if (raw < min || raw > max) return { ok: false, reason: reasons.range(min, max) };
+      if (raw < min || raw > max) return { ok: false, reason: reasons.range(min, withUnit(max, field.unit)) };
       return { ok: true, value: raw };
     }
     case 'enum': {
@@ -92,7 +94,7 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
     case 'triple': {
       const [min, max] = field.range;
       if (!Array.isArray(raw) || raw.length !== 3 || !raw.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= max)) {
-        return { ok: false, reason: reasons.triple(min, max) };
+        return { ok: false, reason: reasons.triple(min, withUnit(max, field.unit)) };
       }
       return { ok: true, value: [raw[0], raw[1], raw[2]] as [number, number, number] };
     }
@@ -124,6 +126,8 @@ export async function createSettings(
     if (checked.ok) values.set(row.key, checked.value);
   }
   let rebootRequired = false;
+  /** The keys changed since the start whose change waits for a restart (named by the web interface's banner). */
+  const rebootPending = new Set<string>();
   /** Bumped on every change, so each client can be told whether settings changed since it last read them. */
   let version = 0;
   const seenBy = new Map<string, number>();
@@ -201,7 +205,9 @@ export async function createSettings(
       seenBy.set(username, version);
       return {
         name: 'settings' as const,
-        result: { reboot_required: rebootRequired },
+        result: rebootRequired
+          ? { reboot_required: true, reboot_pending: [...rebootPending].filter((k) => canSee(role, FIELDS.get(k)!)) }
+          : { reboot_required: false },
         groups: groupsFor(role, (f) => !appOnly || f.app === true),
         ChargePointInfo: chargePointInfo(),
       };
@@ -251,7 +257,20 @@ export async function createSettings(
           reboot_required: rebootRequired,
         });
       };
-      if (refused.size) throw refuse();
+      if (refused.size) {
+        // The write-wide check judges the accepted values too, so every cause of this Save is said at once (a
+        // refused value is left out: it cannot be judged with the others).
+        if (opts.check) {
+          const next = new Map(values);
+          for (const i of refused.keys()) next.delete(pairs[i]!.key);
+          for (const [k, v] of accepted) next.set(k, v);
+          for (const { key, reason } of await opts.check(next, new Set(accepted.keys()))) {
+            const i = pairs.findIndex((p) => p.key === key);
+            if (!refused.has(i)) refused.set(i, { reason: reason(t.lang), value: true });
+          }
+        }
+        throw refuse();
+      }
       // Compared and written inside the serialised write, so concurrent requests apply one after the other.
       let before = new Map<string, SettingValue>();
       const changed = await database
@@ -291,7 +310,8 @@ export async function createSettings(
       if (changed.size) {
         opts.events?.record({ kind: 'settings_changed', keys: [...changed.keys()], username });
         version++;
-        if ([...changed.keys()].some((k) => FIELDS.get(k)!.reboot)) rebootRequired = true;
+        for (const k of changed.keys()) if (FIELDS.get(k)!.reboot) rebootPending.add(k);
+        if (rebootPending.size) rebootRequired = true;
         const live = new Map([...changed].filter(([k]) => !FIELDS.get(k)!.reboot));
         if (live.size) for (const l of listeners) l(live);
       }

@@ -15,9 +15,10 @@ export interface Reasons {
   control: string;
   pattern(hint: string): string;
   integer: string;
-  range(min: number, max: number): string;
+  /** `max` carries the field's unit where it has one ("32 A"). */
+  range(min: number, max: number | string): string;
   option(list: string): string;
-  triple(min: number, max: number): string;
+  triple(min: number, max: number | string): string;
   readOnly: string;
   role(role: string): string;
   unknown: string;

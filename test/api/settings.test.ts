@@ -227,7 +227,7 @@ describe('POST and PATCH /v1/settings', () => {
     expect(res.json.cause).toBe(
       'No setting was changed: "Ventilation" may not be changed by role operator; "NoSuchKey" does not exist; ' +
         '"PilotDebounce" may not be changed by role operator; ' +
-        '"FirmwareVersion_custom" is read-only; "AuthTimeout" must be from 5 to 600 (params[5]); "MaxCurrent" appears more than once',
+        '"FirmwareVersion_custom" is read-only; "AuthTimeout" must be from 5 to 600 s (params[5]); "MaxCurrent" appears more than once',
     );
     expect(await value('MaxCurrent')).toBe(16);
     for (const body of [

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { realClock } from '../../services/core/clock.js';
 import type { ManualClock } from '../clock.js';
 import { startHarness, type Harness } from '../harness.js';
-import { launchBrowser, openPage } from './launcher.js';
+import { axeFindings, launchBrowser, openPage } from './launcher.js';
 
 // Functions passed to page.waitForFunction/$$eval run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -41,5 +41,7 @@ test('Swagger UI shows every group of the document and an operation of each, off
   await page.waitForSelector('.opblock-summary-path[data-path="/v1/users/{userId}"]');
   await page.click('.opblock-get .opblock-summary-path[data-path="/v1/users/{userId}"]');
   await page.waitForFunction(() => document.querySelector('.opblock.is-open .responses-table')?.textContent.includes('404'));
+  // No serious or critical accessibility finding (colour contrast included), with a group open.
+  expect((await axeFindings(page)).filter((f) => f.includes('color-contrast'))).toEqual([]);
   expect(problems).toEqual([]);
 }, 60_000);

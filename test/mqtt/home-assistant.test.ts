@@ -191,7 +191,7 @@ describe(`Home Assistant against ${BROKER_KIND}`, () => {
     expect(await command('MaxCurrent', '{"value": 40, "id": "ha-2"}')).toMatchObject({
       id: 'ha-2',
       success: false,
-      cause: '"MaxCurrent" must be from 6 to 32',
+      cause: '"MaxCurrent" must be from 6 to 32 A',
     });
     expect(await command('Nothing', '{"value": 1, "id": "ha-3"}')).toMatchObject({ id: 'ha-3', success: false });
     expect(await command('MaxCurrent', '{"value": 16, "id": {"a": 1}}')).toMatchObject({

@@ -140,7 +140,7 @@ describe(`MQTT against ${BROKER_KIND}`, () => {
     expect(await pwm()).toBeCloseTo(12, 1);
     await waitTopic('loadLimit', '12', from);
     await waitTopic('loadLimitState', 'fresh', from);
-    expect(await command('LoadLimit', '81')).toMatchObject({ success: false, cause: '"LoadLimit" must be from 0 to 80' });
+    expect(await command('LoadLimit', '81')).toMatchObject({ success: false, cause: '"LoadLimit" must be from 0 to 80 A' });
     expect(await pwm()).toBeCloseTo(12, 1);
 
     // Refreshed within the 60 s it stays; 60 s after the last refresh it is stale.

@@ -7,7 +7,7 @@ import { computed, effect, signal } from '@preact/signals';
 import { account, checkSession, logout, messages, offline, refreshMessages, restartController, restarting, roleAtLeast, session } from './api.js';
 import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
-import { clearSettings, GROUP_KEYS, loadSettings, rebootRequired, visibleGroups } from './settings-store.js';
+import { clearSettings, fieldsByKey, GROUP_KEYS, loadSettings, rebootPending, rebootRequired, visibleGroups } from './settings-store.js';
 import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
@@ -74,8 +74,10 @@ function RebootBanner() {
   if (restarting.value) return html`<div class="banner" role="status">${t('reboot.restarting')}</div>`;
   if (!rebootRequired.value) return null;
   const may = roleAtLeast(account.value.role, 'operator');
+  const names = rebootPending.value.map((k) => (fieldsByKey.value.get(k) || { label: k }).label);
   return html`<div class="banner" role="region" aria-label=${t('reboot.label')}>
     <p>${t('reboot.text')} ${may ? '' : t('reboot.askOperator')}</p>
+    ${names.length > 0 && html`<p id="reboot-pending">${t('reboot.pending', { names: names.join(', ') })}</p>`}
     ${
       may &&
       html`<${ConfirmButton}

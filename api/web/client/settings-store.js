@@ -7,6 +7,8 @@ import { setLanguage } from './i18n.js';
 export const settings = signal(null);
 /** True when a changed setting waits for a restart: from the last GET, or the last write's answer. */
 export const rebootRequired = signal(false);
+/** The keys whose change waits for the restart (the last GET's `reboot_pending`). */
+export const rebootPending = signal([]);
 
 /** The group keys of spec 2.7, in its order. */
 export const GROUP_KEYS = ['network', 'backend', 'authorization', 'whitelists', 'loadmanagement', 'installation', 'system', 'devel'];
@@ -21,6 +23,7 @@ export async function loadSettings() {
   batch(() => {
     settings.value = data;
     rebootRequired.value = data.result.reboot_required;
+    rebootPending.value = data.result.reboot_pending || [];
     if (active) setLanguage(active.key);
   });
   return data;
@@ -47,5 +50,6 @@ export function clearSettings() {
   batch(() => {
     settings.value = null;
     rebootRequired.value = false;
+    rebootPending.value = [];
   });
 }

@@ -3,9 +3,11 @@
 // role may not change (isNotAuthorized) and read-only ones shown read-only, and a refused write's cause beside each
 // field it names (the 400's per-pair `cause`). Saving sends the changed fields in one PATCH: all or nothing.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { account, roleAtLeast } from '../api.js';
 import { t } from '../i18n.js';
 import { fieldsByKey, loadSettings, rawValue, saveSettings, settings } from '../settings-store.js';
 import { Heading, html, Note, refusal } from '../ui.js';
+import { NetworkStatus } from './network-status.js';
 import { WhitelistManager } from './whitelist.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -20,9 +22,9 @@ export function SettingsGroup({ groupKey }) {
   }, []);
   const data = settings.value;
   const group = data && data.groups.find((g) => g.key === groupKey);
-  return html`<${Heading}>${t(`group.${groupKey}`)}<//> ${!data && html`<p>${t('common.loading')}</p>`}
-    ${data && group && html`<${SettingsForm} group=${group} />`} ${data && !group && groupKey !== 'whitelists' && html`<p>${t('settings.none')}</p>`}
-    ${groupKey === 'whitelists' && html`<${WhitelistManager} />`}`;
+  return html`<${Heading}>${t(`group.${groupKey}`)}<//> ${groupKey === 'network' && roleAtLeast(account.value.role, 'operator') && html`<${NetworkStatus} />`}
+    ${!data && html`<p>${t('common.loading')}</p>`} ${data && group && html`<${SettingsForm} group=${group} />`}
+    ${data && !group && groupKey !== 'whitelists' && html`<p>${t('settings.none')}</p>`} ${groupKey === 'whitelists' && html`<${WhitelistManager} />`}`;
 }
 
 function SettingsForm({ group }) {

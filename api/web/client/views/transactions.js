@@ -19,6 +19,8 @@ export function Transactions() {
 
   async function load(r) {
     if (r.from && r.to && r.from > r.to) {
+      // The list of the previous range would read as this one's: none is shown.
+      setResult(null);
       setNote({ kind: 'error', text: t('transactions.reversed') });
       return;
     }
@@ -137,12 +139,12 @@ export function Transactions() {
                     ${result.list.map(
                       (x) =>
                         html`<tr>
-                          <${Cell} label=${labels.start}>${dateTime(x.startTransaction)}<//>
-                          <${Cell} label=${labels.end}>${dateTime(x.endTransaction)}<//>
-                          <${Cell} label=${labels.duration}>${duration((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000)}<//>
-                          <${Cell} label=${labels.energy}>${kWh(x.consumption)}<//>
-                          <${Cell} label=${labels.maxPower}>${kW(x.maxPower)}<//>
-                          <${Cell} label=${labels.tag} cls="mono">${x.tagId ?? ''}<//>
+                          <${Cell} label=${labels.start} cls="nowrap">${dateTime(x.startTransaction)}<//>
+                          <${Cell} label=${labels.end} cls="nowrap">${dateTime(x.endTransaction)}<//>
+                          <${Cell} label=${labels.duration} cls="nowrap">${duration((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000)}<//>
+                          <${Cell} label=${labels.energy} cls="nowrap">${kWh(x.consumption)}<//>
+                          <${Cell} label=${labels.maxPower} cls="nowrap">${kW(x.maxPower)}<//>
+                          <${Cell} label=${labels.tag} cls="mono nowrap">${x.tagId ?? ''}<//>
                           <${Cell} label=${labels.user}>${(x.userId && result.users.get(x.userId)) || ''}<//>
                         </tr>`,
                     )}

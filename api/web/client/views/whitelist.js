@@ -12,6 +12,8 @@ export const PAIRING_S = 60;
 const POLL_MS = 1000;
 
 const EMPTY = { id: '', tagType: '', number: '', name: '', userid: '', priority: '' };
+/** A tag typed in by hand is most likely a card or key fob: RFID is preselected, so it never lands without a type. */
+const MANUAL = { ...EMPTY, tagType: 'RFID' };
 
 export function WhitelistManager() {
   const { data, note, setNote, reload, act } = useLoaded(async () => {
@@ -97,7 +99,7 @@ export function WhitelistManager() {
             onCancel=${() => setForm(null)}
           />`
         : html`<div class="actions">
-            <button type="button" class="primary" onClick=${() => setForm({ mode: 'add', entry: EMPTY })}>${t('whitelist.add')}</button>
+            <button type="button" class="primary" onClick=${() => setForm({ mode: 'add', entry: MANUAL })}>${t('whitelist.add')}</button>
           </div>`
     }
   </section>`;
