@@ -47,3 +47,13 @@ export function useControllerPage(
         .catch(() => undefined);
   });
 }
+
+// Runs in the browser; the project's types have no DOM library.
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const window: { location: { hash: string } };
+
+/** Opens the view at `#/<path>` and waits for its heading. */
+export async function showView(page: Page, path: string, heading: string): Promise<void> {
+  await page.evaluate((p) => (window.location.hash = p), `#/${path}`);
+  await page.waitForFunction((want) => document.querySelector('main h1')?.textContent === want, heading);
+}

@@ -3,10 +3,9 @@ import { describe, expect, test } from 'vitest';
 import type { Harness } from '../harness.js';
 import { until } from '../processes.js';
 import { axeFindings, type WatchedPage } from './launcher.js';
-import { useControllerPage } from './controller-page.js';
+import { showView, useControllerPage } from './controller-page.js';
 
 declare const document: any;
-declare const window: any;
 
 /**
  * Issue 33, item 7, the rest (each failing on the page before it): a range's cause carries the unit; the
@@ -26,10 +25,7 @@ useControllerPage('item7', (parts) => ({ h, w, page } = parts), {
   },
 });
 
-async function view(path: string, heading: string): Promise<void> {
-  await page.evaluate((p) => (window.location.hash = p), `#/${path}`);
-  await page.waitForFunction((want) => document.querySelector('main h1')?.textContent === want, heading);
-}
+const view = (path: string, heading: string) => showView(page, path, heading);
 /** How many lines a cell's text takes (distinct line boxes of its text). */
 const linesOf = (selector: string) =>
   page.evaluate((s) => {

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { axeFindings, noSidewaysScroll, PHONE, type WatchedPage } from './launcher.js';
-import { useControllerPage } from './controller-page.js';
+import { showView, useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -22,10 +22,7 @@ let w: WatchedPage;
 let page: Page;
 useControllerPage('session', (parts) => ({ h, w, page } = parts));
 
-async function view(path: string, heading: string): Promise<void> {
-  await page.evaluate((p) => (window.location.hash = p), `#/${path}`);
-  await page.waitForFunction((want) => document.querySelector('main h1')?.textContent === want, heading);
-}
+const view = (path: string, heading: string) => showView(page, path, heading);
 
 describe('the session of the page', () => {
   test('a reload keeps the session (sessionStorage, never a cookie or localStorage); a new tab asks to log in', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { until } from '../processes.js';
 import { axeFindings, type WatchedPage } from './launcher.js';
-import { useControllerPage } from './controller-page.js';
+import { showView, useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -36,10 +36,7 @@ async function logIn(who: { username: string; password: string }): Promise<void>
   await page.click('main.login button[type=submit]');
   await page.waitForSelector('header.top');
 }
-async function view(path: string, heading: string): Promise<void> {
-  await page.evaluate((p) => (window.location.hash = p), `#/${path}`);
-  await page.waitForFunction((want) => document.querySelector('main h1')?.textContent === want, heading);
-}
+const view = (path: string, heading: string) => showView(page, path, heading);
 const button = (name: string) => page.getByRole('button', { name, exact: true });
 
 describe('smaller things of the page', () => {
