@@ -29,7 +29,7 @@ export interface ChargeControlOptions {
 }
 
 export function createChargeControl(
-  charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag'>,
+  charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag' | 'held'>,
   options: ChargeControlOptions = { maxCurrentA: () => Infinity },
 ) {
   let paused = false;
@@ -103,6 +103,7 @@ export function createChargeControl(
       }
       // The session's tag or a stop under load: the contactor opens on C→B or after 6 s; nothing starts before.
       if (state.outputs.contactorClosed) throw conflict('The last charge is still stopping: start again once the contactor has opened');
+      if (charging.held()) throw conflict('No charge can start without a tag: the connector is reserved by the central system (OCPP ReserveNow) for its tag');
       charging.authorizeWithoutTag('user');
     },
 

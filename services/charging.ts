@@ -27,6 +27,17 @@ export interface ChargingDeps {
   events: Pick<EventLog, 'record'>;
 }
 
+/**
+ * A reservation holding the connector (OCPP ReserveNow, services/ocpp/reservation.ts): until a transaction starts,
+ * only the tags it `accepts` may authorize, and no charge starts without a tag.
+ */
+export interface ConnectorHold {
+  accepts(uid: string): Promise<boolean>;
+}
+
+/** The connector status shown while a reservation holds it: `reserved` in place of `available` (no vehicle, no tag). */
+export const heldOcppState = (ocpp: SystemState['ocppState'], held: boolean): SystemState['ocppState'] => (held && ocpp === 'available' ? 'reserved' : ocpp);
+
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
 
@@ -52,6 +63,10 @@ export function createChargingService(deps: ChargingDeps) {
   let authorizer: ((uid: string) => Promise<boolean>) | undefined;
   /** The central system's transaction id of each running transaction (shown in spec 2.13's transaction). */
   const backendIds = new Map<string, string>();
+  /** The reservation holding the connector, if any. */
+  let hold: ConnectorHold | undefined;
+  /** A tag refused because a reservation holds the connector: the core reports it as unknown; the event log says why. */
+  let refusedForHold: string | undefined;
   /** Current limits set by the central system, MQTT, the simulator and the user's pause: inputs of the allocator loop. */
   const limits = createLimitInputs();
   const watchers = new Set<() => void>();
@@ -81,7 +96,9 @@ export function createChargingService(deps: ChargingDeps) {
     else {
       // The session's own tag stops its transaction whoever knows it: no need to ask the backend.
       const sessionTag = latest?.chargeCycle.context.authorization?.tagId;
-      const known = entry !== undefined || (authorizer !== undefined && uid !== sessionTag && (await authorizer(uid)));
+      const heldFromTag = hold !== undefined && !latest?.transaction && !(await hold.accepts(uid));
+      refusedForHold = heldFromTag ? (entry?.id ?? uid) : undefined;
+      const known = !heldFromTag && (entry !== undefined || (authorizer !== undefined && uid !== sessionTag && (await authorizer(uid))));
       const message = { type: 'tag' as const, id: entry?.id ?? uid, known };
       linked().send(entry?.userid !== undefined ? { ...message, userId: entry.userid } : message);
     }
@@ -105,7 +122,7 @@ export function createChargingService(deps: ChargingDeps) {
       // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
       const second = transaction ? Math.floor(elapsedMs(transaction) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
-      const shown: SystemState = { ...system };
+      const shown: SystemState = { ...system, ocppState: heldOcppState(system.ocppState, hold !== undefined) };
       if (transaction) {
         const { startedAt, ...details } = transaction;
         const backendId = backendIds.get(details.transactionId);
@@ -127,6 +144,16 @@ export function createChargingService(deps: ChargingDeps) {
     },
     messages: () => state().messages,
   };
+
+  function notifyWatchers(): void {
+    for (const watcher of watchers) {
+      try {
+        watcher();
+      } catch (err) {
+        logger.error({ err }, 'a watcher of the charge point failed');
+      }
+    }
+  }
 
   return {
     chargePoint,
@@ -165,13 +192,7 @@ export function createChargingService(deps: ChargingDeps) {
       version++;
       if (next.transaction) elapsedMs(next.transaction); // anchored when it first shows, before any clock change
       for (const id of backendIds.keys()) if (next.transaction?.transactionId !== id) backendIds.delete(id);
-      for (const watcher of watchers) {
-        try {
-          watcher();
-        } catch (err) {
-          logger.error({ err }, 'a watcher of the charge point failed');
-        }
-      }
+      notifyWatchers();
     },
 
     /** Calls `watcher` after every state from the core (MQTT publishes from it; OCPP sends status and meter values). */
@@ -183,6 +204,15 @@ export function createChargingService(deps: ChargingDeps) {
     setAuthorizer(decide: ((uid: string) => Promise<boolean>) | undefined): void {
       authorizer = decide;
     },
+
+    /** A reservation holds the connector from now on (undefined: none); the state shown and the watchers follow. */
+    setHold(next: ConnectorHold | undefined): void {
+      hold = next;
+      version++;
+      if (latest) notifyWatchers();
+    },
+    /** Whether a reservation holds the connector. */
+    held: (): boolean => hold !== undefined,
 
     /** The central system's id of the running transaction `transactionId`. */
     setBackendTransactionId(transactionId: string, backendId: string): void {
@@ -211,10 +241,13 @@ export function createChargingService(deps: ChargingDeps) {
 
     /**
      * An event the core reports (a tag's outcome, a fault), for the event log. A tag the core refused as unknown
-     * was not looked up while the local whitelist is off (FLLEnabled): that is the reason then.
+     * was held off by a reservation, or not looked up while the local whitelist is off (FLLEnabled): that is the
+     * reason then.
      */
     onReported({ event, at }: Extract<FromCore, { type: 'event' }>): void {
-      if (event.kind === 'tag_refused' && event.reason === 'unknown' && !localWhitelist) deps.events.record({ ...event, reason: 'whitelist-off' }, at);
+      if (event.kind === 'tag_refused' && event.reason === 'unknown' && event.tagId === refusedForHold)
+        deps.events.record({ ...event, reason: 'reserved' }, at);
+      else if (event.kind === 'tag_refused' && event.reason === 'unknown' && !localWhitelist) deps.events.record({ ...event, reason: 'whitelist-off' }, at);
       else deps.events.record(event, at);
     },
 

@@ -32,8 +32,11 @@ export const MAX_PENDING_EVENTS = 1_000;
 export const EVENT_PAGE_ROWS = 500;
 
 const text = v.string();
-/** Why a tag was refused: the charge cycle's reasons, and `whitelist-off` (an unknown tag while FLLEnabled is off). */
-export const TAG_REFUSALS = [...CHARGE_CYCLE_REFUSALS, 'whitelist-off'] as const;
+/**
+ * Why a tag was refused: the charge cycle's reasons, `whitelist-off` (an unknown tag while FLLEnabled is off) and
+ * `reserved` (another tag than the reservation's while one holds the connector).
+ */
+export const TAG_REFUSALS = [...CHARGE_CYCLE_REFUSALS, 'whitelist-off', 'reserved'] as const;
 /** The states of the backend connection the OCPP client reports (EventLog.backend). */
 export const BACKEND_STATES = ['connecting', 'connected', 'disconnected', 'refused'] as const;
 
@@ -94,6 +97,7 @@ const ACCEPTED: Record<(typeof TAG_ACCEPTANCES)[number], string> = {
 const REFUSED: Record<(typeof TAG_REFUSALS)[number], string> = {
   unknown: 'it is not in the local whitelist',
   'whitelist-off': 'the local whitelist is off (FLLEnabled)',
+  reserved: 'the connector is reserved for another tag (OCPP ReserveNow)',
   unavailable: 'charging is disabled',
   faulted: 'the charge point has a fault',
   stopping: 'the transaction is stopping',

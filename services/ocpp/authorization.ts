@@ -92,6 +92,13 @@ export function createAuthorizationStore(database: Database, now: () => number) 
       return valid(row, now());
     },
 
+    /** The parent idTag the local list, else the cache, gives a tag (reservations: a group of tags); undefined: none known. */
+    async parentOf(idTag: string): Promise<string | undefined> {
+      const [listed] = await db.select().from(ocppLocalList).where(eq(ocppLocalList.idTag, idTag));
+      const [cached] = listed?.parentIdTag ? [] : await db.select().from(ocppAuthCache).where(eq(ocppAuthCache.idTag, idTag));
+      return (listed?.parentIdTag ?? cached?.parentIdTag) || undefined;
+    },
+
     /** Keeps the central system's answer for a tag (bounded: the oldest answers go first). */
     async remember(idTag: string, info: IdTagInfo): Promise<void> {
       const row = { ...toRow(info), updatedAt: now() };

@@ -16,6 +16,7 @@ import { createMetering } from './metering.js';
 import { createOutbox } from './outbox.js';
 import { createQueueSender } from './queue.js';
 import { createRemoteControl } from './remote-control.js';
+import { createReservations } from './reservation.js';
 import { createProfileStore, type ProfilePurpose } from './smart-charging.js';
 import { createStatusNotifications } from './status-notification.js';
 import { loadStoredKeys } from './stored-keys.js';
@@ -52,12 +53,14 @@ export async function createBackend(deps: BackendDeps) {
   const metering = createMetering(ctx, outbox, queue, keys);
   const schedule = createChargingSchedule(ctx, profiles, outbox);
   const authorization = createAuthorization(ctx, auth);
-  const remote = createRemoteControl(ctx, schedule, queue);
+  const reservations = enabled ? await createReservations(ctx, auth, availability) : undefined;
+  const remote = createRemoteControl(ctx, schedule, queue, reservations);
 
   transactions.setHooks({
     ...outbox.hooks(
       () => enabled,
       () => keys.measurands('StopTxnSampledData'),
+      async (tx) => reservations?.use(tx),
     ),
     committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined),
   });
@@ -69,6 +72,7 @@ export async function createBackend(deps: BackendDeps) {
     ...authorization.calls,
     ...DATA_TRANSFER_CALLS,
     ...remote.calls,
+    ...reservations?.calls,
     ...availability.calls,
     ...triggerCalls(ctx, {
       boot: () => boot(ctx),
@@ -184,6 +188,7 @@ export async function createBackend(deps: BackendDeps) {
 
     async close(): Promise<void> {
       ctx.close();
+      reservations?.close();
       ctx.sendLink({ type: 'STOP' });
       transport.close();
       await ctx.settled();

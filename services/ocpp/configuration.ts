@@ -39,7 +39,8 @@ const MAPPED: Record<string, { setting: SettingKey; kind: 'int' | 'bool'; writeO
 const READ_ONLY: Record<string, string> = {
   AuthorizeRemoteTxRequests: 'false',
   NumberOfConnectors: '1',
-  SupportedFeatureProfiles: 'Core,LocalAuthListManagement,RemoteTrigger,SmartCharging',
+  SupportedFeatureProfiles: 'Core,LocalAuthListManagement,RemoteTrigger,SmartCharging,Reservation',
+  ReserveConnectorZeroSupported: 'false',
   GetConfigurationMaxKeys: String(GET_CONFIGURATION_MAX_KEYS),
   LocalAuthListMaxLength: String(LOCAL_LIST_MAX),
   SendLocalListMaxLength: String(LOCAL_LIST_MAX),

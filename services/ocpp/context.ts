@@ -41,6 +41,7 @@ export interface BackendDeps {
 interface IncomingRequests {
   ChangeAvailability: OCPP16.ChangeAvailabilityRequest;
   ChangeConfiguration: OCPP16.ChangeConfigurationRequest;
+  CancelReservation: OCPP16.CancelReservationRequest;
   ClearCache: OCPP16.ClearCacheRequest;
   ClearChargingProfile: OCPP16.ClearChargingProfileRequest;
   DataTransfer: OCPP16.DataTransferRequest;
@@ -50,6 +51,7 @@ interface IncomingRequests {
   GetLocalListVersion: OCPP16.GetLocalListVersionRequest;
   RemoteStartTransaction: OCPP16.RemoteStartTransactionRequest;
   RemoteStopTransaction: OCPP16.RemoteStopTransactionRequest;
+  ReserveNow: OCPP16.ReserveNowRequest;
   Reset: OCPP16.ResetRequest;
   SendLocalList: OCPP16.SendLocalListRequest;
   SetChargingProfile: OCPP16.SetChargingProfileRequest;

@@ -44,13 +44,19 @@ export function createOutbox(database: Database, now: () => number) {
   }
 
   /** The hooks that queue StartTransaction and StopTransaction in the same write as the transaction. */
-  const hooks = (enabled: () => boolean, stopTxnData: () => readonly string[]): TransactionHooks => ({
+  const hooks = (
+    enabled: () => boolean,
+    stopTxnData: () => readonly string[],
+    reservation: (tx: WriteTx) => Promise<number | undefined>,
+  ): TransactionHooks => ({
     async started(tx: WriteTx, record: TransactionRecord) {
       if (!enabled()) return;
+      const reservationId = await reservation(tx);
       await insert(tx, 'StartTransaction', record.id, {
         connectorId: 1,
         idTag: idTagOf(record.tagId),
         meterStart: record.meterStartWh ?? 0,
+        ...(reservationId !== undefined ? { reservationId } : {}),
         timestamp: iso(record.startedAt),
       });
     },

@@ -3,19 +3,22 @@ import type { ChargingSchedule } from './charging-schedule.js';
 import type { IncomingCalls, OcppContext } from './context.js';
 import { profileProblem, type ChargingProfile } from './smart-charging.js';
 import type { QueueSender } from './queue.js';
+import type { Reservations } from './reservation.js';
 
 /** A Reset waits at most this long for the queue (the StopTransaction) to be sent before the controller restarts. */
 export const RESET_DRAIN_MS = 10_000;
 
 /** The central system's commands to the charge point: remote start and stop, reset, unlock. */
-export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule, queue: QueueSender) {
+export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule, queue: QueueSender, reservations?: Pick<Reservations, 'accepts'>) {
   const { charging, logger } = ctx;
 
-  function remoteStart(idTag: string, connectorId: number | undefined, profile: ChargingProfile | undefined): string {
+  async function remoteStart(idTag: string, connectorId: number | undefined, profile: ChargingProfile | undefined): Promise<string> {
     const state = charging.coreState();
     if (!state || (connectorId !== undefined && connectorId !== 1) || state.transaction) return 'Rejected';
     const { ocppState: ocpp, authState } = state.system;
     if (!['available', 'preparing', 'finishing'].includes(ocpp) || authState === 'authorized_for_charging') return 'Rejected';
+    // A reservation holds the connector for its tags only (OCPP 1.6 5.13).
+    if (reservations && !(await reservations.accepts(idTag))) return 'Rejected';
     if (profile && (profile.chargingProfilePurpose !== 'TxProfile' || profileProblem(1, profile, true))) return 'Rejected';
     schedule.forNextTransaction(profile);
     logger.info({}, 'OCPP: remote start');
@@ -43,7 +46,7 @@ export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule
   }
 
   const calls: IncomingCalls = {
-    RemoteStartTransaction: (p) => ({ status: remoteStart(p.idTag, p.connectorId, p.chargingProfile) }),
+    RemoteStartTransaction: async (p) => ({ status: await remoteStart(p.idTag, p.connectorId, p.chargingProfile) }),
     RemoteStopTransaction: async (p) => {
       const ok = (await schedule.activeBackendId()) === String(p.transactionId);
       if (ok) charging.stopTransaction('Remote');

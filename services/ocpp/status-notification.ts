@@ -10,7 +10,7 @@ export function createStatusNotifications(ctx: OcppContext, availability: Pick<A
   async function sendNow(force: boolean, connectorId: number | undefined): Promise<void> {
     const state = ctx.charging.coreState();
     if (!state || !ctx.isAccepted()) return;
-    for (const status of statusesOf(state, availability.inoperativeScheduled())) {
+    for (const status of statusesOf(state, availability.inoperativeScheduled(), ctx.charging.held())) {
       if (connectorId !== undefined && status.connectorId !== connectorId) continue;
       const key = JSON.stringify(status);
       if (!force && lastSent.get(status.connectorId) === key) continue;

@@ -1,4 +1,5 @@
 import type { CoreState } from '../core/protocol.js';
+import { heldOcppState } from '../charging.js';
 
 /** spec 2.13 ocppState → OCPP 1.6 ChargePointStatus. */
 const STATUS: Record<string, string> = {
@@ -38,9 +39,11 @@ export interface Status {
 /**
  * StatusNotification of connectors 0 and 1 from the core's state; errorCode from the most severe active message.
  * `unavailable`: an Inoperative scheduled for the end of the transaction takes effect (the core does not know yet).
+ * `reserved`: a reservation holds the connector (services/ocpp/reservation.ts).
  */
-export function statusesOf(state: CoreState, unavailable = false): [Status, Status] {
-  const ocpp = unavailable && state.system.ocppState !== 'faulted' ? 'unavailable' : state.system.ocppState;
+export function statusesOf(state: CoreState, unavailable = false, reserved = false): [Status, Status] {
+  const shown = heldOcppState(state.system.ocppState, reserved);
+  const ocpp = unavailable && shown !== 'faulted' ? 'unavailable' : shown;
   const message = state.messages.find((m) => m.severity === 'ERROR') ?? state.messages[0];
   const error = message
     ? { errorCode: ERROR_CODES[message.errorCode] ?? 'OtherError', vendorErrorCode: message.errorCode.slice(0, 50), info: message.message.slice(0, 50) }

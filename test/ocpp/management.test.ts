@@ -26,7 +26,8 @@ describe('configuration', () => {
     expect(byKey.ConnectionTimeOut).toEqual({ key: 'ConnectionTimeOut', readonly: false, value: '30' });
     expect(byKey.LocalAuthListEnabled).toEqual({ key: 'LocalAuthListEnabled', readonly: false, value: 'false' });
     expect(byKey.NumberOfConnectors).toEqual({ key: 'NumberOfConnectors', readonly: true, value: '1' });
-    expect(byKey.SupportedFeatureProfiles.value).toBe('Core,LocalAuthListManagement,RemoteTrigger,SmartCharging');
+    expect(byKey.SupportedFeatureProfiles.value).toBe('Core,LocalAuthListManagement,RemoteTrigger,SmartCharging,Reservation');
+    expect(byKey.ReserveConnectorZeroSupported).toEqual({ key: 'ReserveConnectorZeroSupported', readonly: true, value: 'false' });
     expect(byKey.SecurityProfile).toEqual({ key: 'SecurityProfile', readonly: true, value: '1' });
     expect(byKey.AuthorizationKey).toBeUndefined();
     expect(await c.csms.call('GetConfiguration', { key: ['MeterValueSampleInterval', 'NoSuchKey', 'AuthorizationKey'] })).toEqual({
@@ -167,7 +168,7 @@ describe('remote trigger and data transfer', () => {
     expect(await c.csms.call('TriggerMessage', { requestedMessage: 'DiagnosticsStatusNotification' })).toEqual({ status: 'NotImplemented' });
     expect(await c.csms.call('TriggerMessage', { requestedMessage: 'Heartbeat', connectorId: 5 })).toEqual({ status: 'Rejected' });
     expect(await c.csms.call('DataTransfer', { vendorId: 'com.example', messageId: 'x', data: 'y' })).toEqual({ status: 'UnknownVendorId' });
-    await expect(c.csms.call('ReserveNow', { connectorId: 1, expiryDate: iso(TEST_EPOCH + 60_000), idTag: 'X', reservationId: 1 })).rejects.toMatchObject({
+    await expect(c.csms.call('UpdateFirmware', { location: 'https://example.com/f.bin', retrieveDate: iso(TEST_EPOCH + 60_000) })).rejects.toMatchObject({
       rpcErrorCode: 'NotImplemented',
     });
   });
