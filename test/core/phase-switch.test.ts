@@ -85,6 +85,27 @@ describe('phase switching', () => {
     expect((await c.view()).plant).toMatchObject({ currentsA: [16, 16, 16], phaseContactor: { movesUnderLoad: 0, movesOffered: 0 } });
   });
 
+  test("the main contactor opens for a switch only once the charging meter shows the EV's draw has fallen", async () => {
+    // The meter the core reads, made to show the EV still drawing after the PWM went off (an EV slow to reduce).
+    const shown: { currentsA: number[] | null } = { currentsA: null };
+    const c = await chargers.start({
+      ...WITH_SWITCH,
+      chargePoint: (hw) => ({
+        ...hw,
+        meter: { read: async () => ({ ...(await hw.meter.read()), ...(shown.currentsA ? { currentsA: shown.currentsA } : {}) }) },
+      }),
+    });
+    c.h.controller.energy.stop(); // the test speaks for the allocator: it names the phase count wanted
+    await charging(c);
+    shown.currentsA = [16, 16, 16];
+    c.h.controller.charging.setPhaseSwitch({ wanted: 1 });
+    await c.step(PHASE_SWITCH_DEFAULTS.drainTimeoutMs - 1_000);
+    expect((await c.view()).plant).toMatchObject({ pwmCurrentA: null, contactorClosed: true, phaseContactor: { closed: true, moves: 1 } });
+    shown.currentsA = null; // the meter's next read shows what the EV draws: nothing
+    await c.step(1_500);
+    expect((await c.view()).plant.contactorClosed).toBe(false);
+  });
+
   test('the mode: always one phase from the start; never switch keeps three phases and reports nothing switchable', async () => {
     const c = await chargers.start(WITH_SWITCH);
     c.h.controller.energy.stop(); // the test speaks for the allocator: it names the phase count wanted

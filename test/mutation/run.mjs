@@ -72,7 +72,8 @@ export const TARGETS = {
   'services/core/supervision.ts': CHARGE_POINT_TESTS,
   'services/core/metering.ts': CHARGE_POINT_TESTS,
   'services/core/state-view.ts': CHARGE_POINT_TESTS,
-  'services/core/charge-point.ts': CHARGE_POINT_TESTS,
+  // The assembly also wires the grid inputs and the phase switch (the EV's draw from the charging meter).
+  'services/core/charge-point.ts': [...CHARGE_POINT_TESTS, 'test/energy/core-inputs.test.ts', 'test/core/phase-switch.test.ts'],
   // 1-/3-phase switching: the machine and the core's part (its interlock), with the oracle's tests on the controller.
   'machines/phase-switch.ts': [LOAD, 'test/machines/phase-switch.test.ts', 'test/model/phase-switch.model.test.ts', 'test/core/phase-switch.test.ts'],
   'services/core/phase-switching.ts': [LOAD, 'test/core/phase-switching.test.ts', 'test/core/phase-switch.test.ts'],
