@@ -3,14 +3,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { RPCServer } from 'ocpp-rpc';
-import { OCPP16 } from 'typed-ocpp';
+import { OCPP16, OCPP20 } from 'typed-ocpp';
 
 /**
- * A small OCPP 1.6J central system for development and tests (`npm run csms`): ocpp-rpc's server in strict mode
- * (every frame both ways is validated against the OCA JSON schemas, and a bad one refused), and every frame also
- * checked by a second, independent validator (typed-ocpp, built from the OCA schemas with its own ajv set-up);
- * frames failing it are collected in `invalid`. It answers the charge point's calls with defaults a test can
- * replace (`answer`), and sends calls to it (`call`).
+ * A small OCPP-J central system for development and tests (`npm run csms`), for OCPP 1.6 and 2.0.1: ocpp-rpc's server
+ * in strict mode (every frame both ways is validated against the OCA JSON schemas of the connection's version, and a
+ * bad one refused), and every frame also checked by a second, independent validator (typed-ocpp, built from the OCA
+ * schemas with its own ajv set-up); frames failing it are collected in `invalid`. The version is the WebSocket
+ * subprotocol: the first of `protocols` (its order of preference) that the charge point offers. It answers the
+ * charge point's calls with defaults a test can replace (`answer`), and sends calls to it (`call`).
  */
 
 /** One frame, as the central system saw it (`in`: from the charge point). */
@@ -27,10 +28,22 @@ export type Payload = Record<string, any>;
 
 type Handler = (payload: Payload, identity: string) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
+/** The OCPP-J versions, as WebSocket subprotocols. */
+export const OCPP_PROTOCOLS = ['ocpp1.6', 'ocpp2.0.1'] as const;
+export type OcppProtocol = (typeof OCPP_PROTOCOLS)[number];
+
+/** The second validator of each version (typed-ocpp's), the same functions for both. */
+const VALIDATORS: Record<OcppProtocol, Pick<typeof OCPP16, 'validate' | 'isCall' | 'isCallResult' | 'checkCallResult'>> = {
+  'ocpp1.6': OCPP16,
+  'ocpp2.0.1': OCPP20 as unknown as typeof OCPP16,
+};
+
 /** What this file uses of ocpp-rpc's server-side client (its `client` event passes it untyped). */
 interface ChargePointLink {
   readonly identity: string;
   readonly state: number;
+  /** The WebSocket subprotocol accepted. */
+  readonly protocol?: string;
   on(event: 'message', listener: (event: { message: Buffer | string; outbound: boolean }) => void): void;
   on(event: 'close', listener: () => void): void;
   handle(handler: (call: { method: string; params: Payload }) => Promise<Record<string, unknown>>): void;
@@ -54,6 +67,8 @@ export interface CsmsOptions {
   log?: (line: string) => void;
   /** Decides each connection (tests: a connection attempt that fails or succeeds when the test says); default: accept. */
   admit?: (identity: string) => Promise<boolean>;
+  /** The versions it speaks, in its order of preference (default: 1.6 only). */
+  protocols?: readonly OcppProtocol[];
 }
 
 export interface Csms {
@@ -65,6 +80,8 @@ export interface Csms {
   invalid: string[];
   /** Identities that connected, in order (one entry per connection). */
   connections: string[];
+  /** The version the latest connection speaks (undefined: none yet). */
+  protocol(): OcppProtocol | undefined;
   /** Payloads of the charge point's calls of `action`, in order. */
   calls(action: string): Payload[];
   /** Replaces the answer to the charge point's `action`. */
@@ -83,9 +100,27 @@ export interface Csms {
 }
 
 /** Answers of a central system that accepts everything. */
-function defaultHandlers(now: () => number): Record<string, Handler> {
+function defaultHandlers(now: () => number, protocol: OcppProtocol): Record<string, Handler> {
   let nextTransactionId = 1;
   const currentTime = () => new Date(now()).toISOString();
+  if (protocol === 'ocpp2.0.1') {
+    return {
+      BootNotification: () => ({ status: 'Accepted', currentTime: currentTime(), interval: 300 }),
+      Heartbeat: () => ({ currentTime: currentTime() }),
+      StatusNotification: () => ({}),
+      Authorize: () => ({ idTokenInfo: { status: 'Accepted' } }),
+      TransactionEvent: (p) => (p.idToken ? { idTokenInfo: { status: 'Accepted' } } : {}),
+      MeterValues: () => ({}),
+      NotifyReport: () => ({}),
+      NotifyEvent: () => ({}),
+      SecurityEventNotification: () => ({}),
+      SignCertificate: () => ({ status: 'Accepted' }),
+      FirmwareStatusNotification: () => ({}),
+      LogStatusNotification: () => ({}),
+      ReservationStatusUpdate: () => ({}),
+      DataTransfer: () => ({ status: 'UnknownVendorId' }),
+    };
+  }
   return {
     BootNotification: () => ({ status: 'Accepted', currentTime: currentTime(), interval: 300 }),
     Heartbeat: () => ({ currentTime: currentTime() }),
@@ -105,42 +140,57 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   const frames: Frame[] = [];
   const invalid: string[] = [];
   const connections: string[] = [];
-  const handlers = defaultHandlers(now);
+  const protocols = options.protocols ?? ['ocpp1.6'];
+  const handlers: Record<OcppProtocol, Record<string, Handler>> = {
+    'ocpp1.6': defaultHandlers(now, 'ocpp1.6'),
+    'ocpp2.0.1': defaultHandlers(now, 'ocpp2.0.1'),
+  };
   /** Calls by message id, per direction of the call, to check each answer against its call. */
   const openCalls = new Map<string, OCPP16.Call>();
   let current: ChargePointLink | undefined;
+  let currentProtocol: OcppProtocol | undefined;
 
-  const check = (direction: 'in' | 'out', message: unknown[]) => {
+  const check = (protocol: OcppProtocol, direction: 'in' | 'out', message: unknown[]) => {
     const where = `${direction === 'in' ? 'charge point → central system' : 'central system → charge point'} ${JSON.stringify(message)}`;
-    if (!OCPP16.validate(message)) {
-      invalid.push(`${where}: ${(OCPP16.validate.errors ?? []).join('; ')}`);
+    const ocpp = VALIDATORS[protocol];
+    if (!ocpp.validate(message)) {
+      invalid.push(`${where}: ${(ocpp.validate.errors ?? []).join('; ')}`);
       return;
     }
-    if (OCPP16.isCall(message)) openCalls.set(`${direction}:${message[1]}`, message);
-    else if (OCPP16.isCallResult(message)) {
+    if (ocpp.isCall(message)) openCalls.set(`${direction}:${message[1]}`, message);
+    else if (ocpp.isCallResult(message)) {
       const key = `${direction === 'in' ? 'out' : 'in'}:${message[1]}`;
       const original = openCalls.get(key);
       openCalls.delete(key);
       if (!original) invalid.push(`${where}: an answer to no call`);
-      else if (!OCPP16.checkCallResult(message, original)) invalid.push(`${where}: ${(OCPP16.checkCallResult.errors ?? []).join('; ')}`);
+      else if (!ocpp.checkCallResult(message, original)) invalid.push(`${where}: ${(ocpp.checkCallResult.errors ?? []).join('; ')}`);
     }
   };
 
-  const server = new RPCServer({ protocols: ['ocpp1.6'], strictMode: true, pingIntervalMs: 0, callTimeoutMs: 30_000 });
+  const server = new RPCServer({ protocols: [...protocols], strictMode: true, pingIntervalMs: 0, callTimeoutMs: 30_000 });
   server.auth((accept, reject, handshake) => {
     if (options.password !== undefined && handshake.password?.toString('latin1') !== options.password) {
       options.log?.(`refused ${handshake.identity}: wrong or missing password`);
       reject(401, 'Unauthorized');
       return;
     }
+    // The central system picks the version (OCPP-J: the first of its own preference among those offered).
+    const protocol = protocols.find((p) => handshake.protocols.has(p));
+    if (!protocol) {
+      options.log?.(`refused ${handshake.identity}: offers ${[...handshake.protocols].join(', ') || 'no subprotocol'}, speaks ${protocols.join(', ')}`);
+      reject(400, 'Bad Request');
+      return;
+    }
     void (options.admit ?? (async () => true))(handshake.identity).then((ok) =>
-      ok ? accept({ identity: handshake.identity }, 'ocpp1.6') : reject(503, 'Service Unavailable'),
+      ok ? accept({ identity: handshake.identity }, protocol) : reject(503, 'Service Unavailable'),
     );
   });
   server.on('client', (client: ChargePointLink) => {
+    const protocol = (client.protocol ?? 'ocpp1.6') as OcppProtocol;
     current = client;
+    currentProtocol = protocol;
     connections.push(client.identity);
-    options.log?.(`connected: ${client.identity}`);
+    options.log?.(`connected: ${client.identity} (${protocol})`);
     client.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
       const text = message.toString();
       const direction = outbound ? 'out' : 'in';
@@ -152,12 +202,12 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
         return;
       }
       frames.push({ direction, message: parsed, at: now() });
-      check(direction, parsed);
+      check(protocol, direction, parsed);
       options.log?.(`${outbound ? 'CS → CP' : 'CP → CS'} ${text}`);
     });
     client.on('close', () => options.log?.(`disconnected: ${client.identity}`));
     client.handle(async ({ method, params }) => {
-      const handler = handlers[method];
+      const handler = handlers[protocol][method];
       if (!handler) throw new Error(`no handler for ${method}`);
       return handler(params, client.identity);
     });
@@ -185,9 +235,11 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     frames,
     invalid,
     connections,
+    protocol: () => currentProtocol,
     calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Payload),
     answer(action, handler) {
-      handlers[action] = handler;
+      // For every version this central system speaks (a test speaks one).
+      for (const p of protocols) handlers[p][action] = handler;
     },
     async call(action, payload) {
       if (!current) throw new Error('no charge point connected');

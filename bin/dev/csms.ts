@@ -1,5 +1,5 @@
 /**
- * `npm run csms -- [options]`: a small OCPP 1.6J central system for development. It accepts every charge point
+ * `npm run csms -- [options]`: a small OCPP-J central system (1.6, or 2.0.1 with `--ocpp`) for development. It accepts every charge point
  * (BootNotification Accepted, every tag Accepted, transaction ids 1, 2, …), validates every frame both ways (ocpp-rpc
  * strict mode and typed-ocpp) and prints each one. Lines typed on stdin are calls to the connected charge point:
  * `<Action> <JSON payload>`, e.g. `RemoteStartTransaction {"idTag":"04A1B2C3"}`.
@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { startCsms } from './central-system.js';
+import { OCPP_PROTOCOLS, startCsms, type OcppProtocol } from './central-system.js';
 
 const PROFILE_EXAMPLE = {
   connectorId: 0,
@@ -22,6 +22,7 @@ const PROFILE_EXAMPLE = {
 const USAGE = `usage: npm run csms -- [--port 9000] [--host 127.0.0.1] [--password <basic-auth password>]
                        [--cert server.pem --key server.key]   (wss://, security profile 2)
                        [--pending <seconds>]                  (answer the first BootNotification Pending)
+                       [--ocpp 1.6|2.0.1|2.0.1,1.6]           (the versions it speaks, preferred first; default 1.6)
 
 Then set on the controller (PATCH /v1/settings as an installer, then restart it):
   OcppEnabled 1, OcppUrl ws://<this host>:<port>/ocpp (wss:// with --cert), OcppChargeBoxId <any>,
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     cert: { type: 'string' },
     key: { type: 'string' },
     pending: { type: 'string' },
+    ocpp: { type: 'string', default: '1.6' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -56,6 +58,11 @@ if (Boolean(values.cert) !== Boolean(values.key)) {
   console.error(`--cert and --key go together\n${USAGE}`);
   process.exit(2);
 }
+const protocols = values.ocpp.split(',').map((v) => `ocpp${v.trim()}`);
+if (protocols.some((p) => !(OCPP_PROTOCOLS as readonly string[]).includes(p))) {
+  console.error(`--ocpp takes 1.6, 2.0.1 or both (comma-separated, preferred first), got ${values.ocpp}\n${USAGE}`);
+  process.exit(2);
+}
 
 const stamp = () => new Date().toISOString().slice(11, 23);
 const csms = await startCsms({
@@ -64,6 +71,7 @@ const csms = await startCsms({
   ...(values.password !== undefined ? { password: values.password } : {}),
   ...(values.cert && values.key ? { tls: { cert: readFileSync(values.cert), key: readFileSync(values.key) } } : {}),
   log: (line) => console.log(`${stamp()} ${line}`),
+  protocols: protocols as OcppProtocol[],
 });
 if (values.pending) {
   let first = true;
