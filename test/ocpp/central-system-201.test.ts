@@ -22,7 +22,8 @@ async function csmsFor(protocols: OcppProtocol[]): Promise<Csms> {
 }
 
 async function chargingStation(csms: Csms, protocols: string[]) {
-  const client = new RPCClient({ endpoint: csms.url, identity: 'CS-201', protocols, strictMode: true, reconnect: false });
+  // ocpp-rpc's typings make every option required (the controller's transport casts the same way).
+  const client = new RPCClient({ endpoint: csms.url, identity: 'CS-201', protocols, strictMode: true, reconnect: false } as never);
   open.push({ close: () => client.close({ force: true }) });
   await client.connect();
   return client;
