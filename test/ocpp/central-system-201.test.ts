@@ -45,8 +45,9 @@ test('2.0.1: boot, status, a transaction and a call from the central system, eve
     idTokenInfo: { status: 'Accepted' },
   });
   expect(await cs.call('TransactionEvent', { ...event, seqNo: 1, eventType: 'Ended', triggerReason: 'StopAuthorized' })).toEqual({});
-  cs.handle('GetVariables', ({ params }: { params: { getVariableData: { component: { name: string }; variable: { name: string } }[] } }) => ({
-    getVariableResult: params.getVariableData.map((d) => ({
+  type GetVariableData = { component: { name: string }; variable: { name: string } };
+  cs.handle('GetVariables', async ({ params }) => ({
+    getVariableResult: (params as { getVariableData: GetVariableData[] }).getVariableData.map((d) => ({
       attributeStatus: 'Accepted',
       attributeValue: '300',
       component: d.component,
