@@ -43,7 +43,7 @@ export async function integrityOfCopy(dataDir: string): Promise<string> {
     const client = createClient({ url: `file:${join(copy, DB_FILE)}` });
     try {
       const rows = await client.execute('PRAGMA integrity_check');
-      return rows.rows.map((r) => String(r[0])).join('; ');
+      return rows.rows.map((r) => String(r[0] as string)).join('; ');
     } finally {
       client.close();
     }

@@ -135,7 +135,8 @@ export function reconcile(r: SoakRecord): Reconciliation {
       // The process ended itself (not a planned kill): what the meter delivered at the end is not known.
     } else if (s.killed) {
       // Billed up to the last checkpoint: never more than delivered.
-      if (t.consumption > s.deliveredWh + TOLERANCE_WH) fail(`session ${s.index} (killed): billed ${t.consumption} Wh of ${s.deliveredWh.toFixed(1)} Wh delivered`);
+      if (t.consumption > s.deliveredWh + TOLERANCE_WH)
+        fail(`session ${s.index} (killed): billed ${t.consumption} Wh of ${s.deliveredWh.toFixed(1)} Wh delivered`);
       lostToKillsWh += Math.max(0, s.deliveredWh - t.consumption);
     } else if (Math.abs(t.consumption - s.deliveredWh) > TOLERANCE_WH)
       fail(`session ${s.index}: database ${t.consumption} Wh, the simulated meter delivered ${s.deliveredWh.toFixed(1)} Wh`);
@@ -156,7 +157,10 @@ export function reconcile(r: SoakRecord): Reconciliation {
   return {
     failures,
     figures: [
-      { figure: 'sessions driven / with a transaction / killed', measured: `${r.sessions.length} / ${expected.length} / ${r.sessions.filter((s) => s.killed).length}` },
+      {
+        figure: 'sessions driven / with a transaction / killed',
+        measured: `${r.sessions.length} / ${expected.length} / ${r.sessions.filter((s) => s.killed).length}`,
+      },
       { figure: 'transactions in /v1/transactions', measured: String(r.transactions.length) },
       { figure: 'central system: StartTransaction (retransmitted) / StopTransaction', measured: `${r.starts.length} (${retransmitted}) / ${r.stops.length}` },
       { figure: 'energy: simulated meter / database / central system (Wh)', measured: `${deliveredWh.toFixed(0)} / ${dbWh} / ${csmsWh}` },

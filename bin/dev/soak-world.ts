@@ -28,11 +28,11 @@ export async function startSoakCsms(): Promise<SoakCsms> {
   csms.answer('Authorize', (p) => ({ idTagInfo: { status: String(p.idTag).startsWith(REFUSED_PREFIX) ? 'Invalid' : 'Accepted' } }));
   csms.answer('StartTransaction', (p) => {
     const transactionId = next++;
-    starts.push({ transactionId, idTag: p.idTag, timestamp: p.timestamp, meterStart: p.meterStart });
+    starts.push({ transactionId, idTag: String(p.idTag), timestamp: String(p.timestamp), meterStart: Number(p.meterStart) });
     return { transactionId, idTagInfo: { status: 'Accepted' } };
   });
   csms.answer('StopTransaction', (p) => {
-    stops.push({ transactionId: p.transactionId, meterStop: p.meterStop, reason: p.reason });
+    stops.push({ transactionId: Number(p.transactionId), meterStop: Number(p.meterStop), reason: String(p.reason) });
     return { idTagInfo: { status: 'Accepted' } };
   });
   // The frames are not needed and would grow with the run.

@@ -43,7 +43,8 @@ function options(argv: string[]): Options {
   for (let i = 0; i < argv.length; i += 2) {
     const value = Number(argv[i + 1]);
     const key = { '--sessions': 'sessions', '--kills': 'kills', '--seed': 'seed', '--idle': 'idleS' }[argv[i]!] as keyof Options | undefined;
-    if (!key || !Number.isInteger(value) || value < 0) throw new Error(`usage: npm run soak -- [--sessions N] [--kills K] [--seed S] [--idle SECONDS] (got ${argv[i]} ${argv[i + 1]})`);
+    if (!key || !Number.isInteger(value) || value < 0)
+      throw new Error(`usage: npm run soak -- [--sessions N] [--kills K] [--seed S] [--idle SECONDS] (got ${argv[i]} ${argv[i + 1]})`);
     o[key] = value;
   }
   if (o.kills > o.sessions * KILL_SHARE) throw new Error('more kills than sessions in the first 70 % of the run');
@@ -264,7 +265,10 @@ async function soak(o: Options, root: string): Promise<boolean> {
       } else await c.sim('/unplug').catch(() => undefined);
       await sleep(500);
     }
-    if ((index + 1) % 100 === 0) process.stdout.write(`${index + 1} sessions, ${o.kills && sessions.filter((s) => s.killed).length} kills, ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
+    if ((index + 1) % 100 === 0)
+      process.stdout.write(
+        `${index + 1} sessions, ${o.kills && sessions.filter((s) => s.killed).length} kills, ${((performance.now() - started) / 60_000).toFixed(1)} min\n`,
+      );
   }
   const sessionsMs = performance.now() - started;
   const writtenSessions = c.written();
@@ -319,8 +323,14 @@ async function soak(o: Options, root: string): Promise<boolean> {
     { figure: 'controller ends the soak did not cause (restarted)', measured: String(unplanned) },
     { figure: 'central system: connection drops / broker restarts', measured: `${drops.counts().count} / ${broker.restarts()}` },
     { figure: 'frames the second OCPP validator refused', measured: String(csms.csms.invalid.length) },
-    { figure: 'API reads (failed) / NFC requests (failed)', measured: `${reader.counts().count} (${reader.counts().failed}) / ${nfc.counts().count} (${nfc.counts().failed})` },
-    { figure: 'sessions phase: time / sessions per hour', measured: `${(sessionsMs / 60_000).toFixed(1)} min / ${((o.sessions * 3_600_000) / sessionsMs).toFixed(0)}` },
+    {
+      figure: 'API reads (failed) / NFC requests (failed)',
+      measured: `${reader.counts().count} (${reader.counts().failed}) / ${nfc.counts().count} (${nfc.counts().failed})`,
+    },
+    {
+      figure: 'sessions phase: time / sessions per hour',
+      measured: `${(sessionsMs / 60_000).toFixed(1)} min / ${((o.sessions * 3_600_000) / sessionsMs).toFixed(0)}`,
+    },
     { figure: 'memory max: RSS / anonymous', measured: `${mb(max('rss'))} / ${mb(max('anon'))}` },
     {
       figure: 'memory growth 10 % → 100 %, last process (RSS / anonymous)',
@@ -329,12 +339,20 @@ async function soak(o: Options, root: string): Promise<boolean> {
       pass: growth.rss <= 5,
     },
     { figure: 'memory growth 10 % → 100 %, whole run across restarts (RSS / anonymous)', measured: `${mb(whole.rss)} / ${mb(whole.anon)}` },
-    { figure: 'database / WAL per 1,000 transactions', measured: `${mb((dbBytes / 1e6 / transactions.length) * 1000)} / ${mb((walBytes / 1e6 / transactions.length) * 1000)}` },
+    {
+      figure: 'database / WAL per 1,000 transactions',
+      measured: `${mb((dbBytes / 1e6 / transactions.length) * 1000)} / ${mb((walBytes / 1e6 / transactions.length) * 1000)}`,
+    },
     { figure: 'database / WAL at the end', measured: `${mb(dbBytes / 1e6)} / ${mb(walBytes / 1e6)}` },
     { figure: 'event log: events / bytes', measured: `${figures.events} / ${mb(figures.eventBytes / 1e6)}` },
     { figure: 'written to storage while charging sessions ran, per hour', measured: perHour(writtenSessions, sessionsMs) },
     { figure: 'written per charging hour (a transaction open)', measured: perHour(writtenSessions, chargingMs) },
-    { figure: `written per hour idle (${o.idleS} s measured)`, measured: perHour(idleWritten, o.idleS * 1000), target: '<= 1 MB/h', pass: idleWritten * (3600 / o.idleS) <= 1e6 },
+    {
+      figure: `written per hour idle (${o.idleS} s measured)`,
+      measured: perHour(idleWritten, o.idleS * 1000),
+      target: '<= 1 MB/h',
+      pass: idleWritten * (3600 / o.idleS) <= 1e6,
+    },
   ];
   console.log(`\nsoak: ${o.sessions} sessions, ${o.kills} kills, seed ${o.seed}; node ${process.version}\n`);
   printTable(rows);
