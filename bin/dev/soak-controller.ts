@@ -74,6 +74,7 @@ export class SoakController {
   readonly #t0 = performance.now();
   #child: Child | undefined;
   #session = '';
+  #login: Promise<string> | undefined;
   /** write_bytes of processes that ended (their last sample), and of the current one at its last sample. */
   #writtenBefore = 0;
   #writtenNow = 0;
@@ -184,7 +185,10 @@ export class SoakController {
       });
     let res = await call();
     if (res.status === 401) {
-      this.#session = await login(this.base, INSTALLER);
+      // One login for every caller: the controller keeps one session per account, a second login replaces the first.
+      const used = this.#session;
+      this.#login ??= login(this.base, INSTALLER).finally(() => (this.#login = undefined));
+      if (this.#session === used) this.#session = await this.#login;
       res = await call();
     }
     return res;

@@ -177,7 +177,7 @@ async function soak(o: Options, root: string): Promise<boolean> {
         await afterStart();
         return;
       } catch (err) {
-        if (attempt === 5) throw err;
+        if (attempt === 20) throw err;
         unplanned++;
         process.stderr.write(`restart ${attempt}: ${err instanceof Error ? err.message : String(err)}\n`);
         await c.stop();
