@@ -131,7 +131,8 @@ export function spawnChild(name: string, nodeArgs: string[], env: NodeJS.Process
       spawnError = err;
       resolve();
     });
-    proc.once('exit', () => {
+    proc.once('exit', (code, signal) => {
+      if (process.env.BENCH_DEBUG) process.stderr.write(`${name} exited: ${code ?? signal}\n`);
       children.delete(proc);
       resolve();
     });
@@ -165,6 +166,7 @@ export function spawnChild(name: string, nodeArgs: string[], env: NodeJS.Process
     }
   });
   proc.stderr!.on('data', (chunk: Buffer) => {
+    if (process.env.BENCH_DEBUG) process.stderr.write(chunk);
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { loadInSteps } from '../load-in-steps.js';
 import type { MqttClient } from 'mqtt';
 import type { BackendLinkActor, MqttActor } from '../../machines/main-thread.js';
 import type { MqttContext } from '../../machines/mqtt.js';
@@ -211,7 +212,7 @@ export function createMqttService(deps: MqttDeps) {
     const mine = ++attempt;
     if (connectClient) return connect();
     track(
-      import('mqtt').then(
+      loadInSteps('mqtt', () => import('mqtt')).then(
         (lib) => {
           connectClient = lib.connect;
           if (mine === attempt) connect();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { RPCClient } from 'ocpp-rpc';
+import { loadOcppRpc } from './rpc-library.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 
@@ -146,10 +147,8 @@ export function maskSecrets(text: string): string {
  * success), and WebSocket ping/pong on the actor clock: a ping not answered by the next ping closes the connection
  * (a dead link is never shown as connected).
  */
-/** ocpp-rpc with its schema validators, loaded for the first connection: a controller without a central system does
- * not carry it (about 5 MB of heap). */
-let rpcLibrary: Promise<typeof import('ocpp-rpc')> | undefined;
-const loadRpc = () => (rpcLibrary ??= import('ocpp-rpc'));
+/** ocpp-rpc with its schema validators, loaded for the first connection (rpc-library.ts). */
+const loadRpc = loadOcppRpc;
 
 export function createTransport(o: TransportOptions, calls: IncomingCallHandler, events: TransportEvents) {
   let client: RPCClient | undefined;
