@@ -4,6 +4,7 @@ import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
+import { switchWhenIdle } from './update-switch.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -19,7 +20,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = await createLogger(config);
-  const notify = (message: string) => notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
+  /**
+   * Started by the launcher (bin/launcher.ts, docs/field-service.md#installing-an-update), the controller tells it
+   * when it is ready (the launcher's "healthy": database migrated, core running, API listening) and the launcher
+   * tells systemd; else it tells systemd itself.
+   */
+  const underLauncher = process.env.CHARGE_CONTROLLER_LAUNCHER === '1' && typeof process.send === 'function';
+  const notify = (message: string) => {
+    if (underLauncher) process.send!({ type: message === 'READY=1' ? 'ready' : 'stopping' });
+    else notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
+  };
 
   let signals = 0;
   /** Graceful stop (in-flight requests finish, a running transaction ends with reason Reboot), then exit. */
@@ -75,6 +85,12 @@ async function main(): Promise<void> {
   await inProcess.start();
   notify('READY=1');
 
+  if (underLauncher) {
+    process.on('message', (message: { type?: string }) => {
+      if (message?.type === 'switch-when-idle')
+        switchWhenIdle(() => inProcess.current().charging.chargePoint.state().transaction !== undefined, shutdown, logger);
+    });
+  }
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
