@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { notifySystemd } from '../services/core/systemd.js';
+import { notifySystemd, watchdogIntervalMs } from '../services/core/systemd.js';
 import { createLauncher, writeLauncherPid } from './slot-launcher.js';
 
 /**
  * The launcher's process: what the systemd unit starts (`node dist/bin/launcher.js <Node options for the
  * controller>`), and a test's stand-in for systemd starts the same way. Settings from the environment
  * (docs/field-service.md#installing-an-update): UPDATE_ROOT (default: this tree), DATA_DIR, DATABASE_URL,
- * UPDATE_HEALTHY_WITHIN_S (180), UPDATE_SETTLE_S (30), UPDATE_MAX_STARTS (3), UPDATE_STOP_GRACE_S (20).
+ * UPDATE_HEALTHY_WITHIN_S (180), UPDATE_SETTLE_S (30), UPDATE_MAX_STARTS (3), UPDATE_STOP_GRACE_S (15).
  */
 const seconds = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -27,10 +27,11 @@ const launcher = createLauncher({
   healthyWithinMs: seconds('UPDATE_HEALTHY_WITHIN_S', 180),
   settleMs: seconds('UPDATE_SETTLE_S', 30),
   maxAttempts: Math.max(1, Math.round(seconds('UPDATE_MAX_STARTS', 3) / 1000)),
-  stopGraceMs: seconds('UPDATE_STOP_GRACE_S', 20),
+  stopGraceMs: seconds('UPDATE_STOP_GRACE_S', 15),
   nodeArgs: process.argv.slice(2),
   // The controller resolves DATA_DIR against its own working directory (its slot): it gets the launcher's.
   env: { ...process.env, DATA_DIR: dataDir },
+  ...(watchdogIntervalMs() !== undefined ? { watchdogMs: watchdogIntervalMs()! } : {}),
   notify: (message) => notifySystemd(message, { onError: (error) => log(`systemd could not be notified (${message}): ${error}`) }),
   log,
 });

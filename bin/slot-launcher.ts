@@ -40,7 +40,13 @@ export interface LauncherOptions {
   /** Node's options for the controller (the unit's, as `npm start` has them). */
   nodeArgs: string[];
   env: NodeJS.ProcessEnv;
-  /** To systemd (READY=1, STOPPING=1); nothing when not under systemd. */
+  /**
+   * systemd's watchdog interval (ms), if it asks for one: the launcher feeds it while a controller starts (a
+   * migration, the switch to an update), since systemd's watchdog runs from the first READY=1 on and the
+   * controller's core feeds it only once it runs.
+   */
+  watchdogMs?: number;
+  /** To systemd (READY=1, STOPPING=1, WATCHDOG=1); nothing when not under systemd. */
   notify(message: string): void;
   log(message: string): void;
   now?: () => number;
@@ -86,14 +92,17 @@ export function createLauncher(opts: LauncherOptions): Launcher {
     delete env.WATCHDOG_PID; // the controller's core feeds systemd's watchdog itself (the unit: NotifyAccess=all)
     const dir = slotDir(root, slot);
     const child = spawn(process.execPath, [...opts.nodeArgs, join(dir, CONTROLLER_ENTRY)], { cwd: dir, env, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+    const feeding = opts.watchdogMs ? setInterval(() => opts.notify('WATCHDOG=1'), opts.watchdogMs / 2) : undefined;
     const ready = new Promise<void>((done) =>
       child.on('message', (message: { type?: string }) => {
         if (message?.type !== 'ready') return;
+        clearInterval(feeding);
         if (!readySent) opts.notify('READY=1');
         readySent = true;
         done();
       }),
     );
+    child.once('exit', () => clearInterval(feeding));
     const exited = new Promise<number>((done) => {
       child.once('error', (err) => {
         opts.log(`the controller could not be started: ${err.message}`);
