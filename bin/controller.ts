@@ -4,7 +4,7 @@ import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
-import { switchWhenIdle } from './update-switch.js';
+import { createUpdateSwitch } from './update-switch.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -86,9 +86,9 @@ async function main(): Promise<void> {
   notify('READY=1');
 
   if (underLauncher) {
+    const updates = createUpdateSwitch(() => inProcess.current().charging.chargePoint.state().transaction !== undefined, shutdown, logger);
     process.on('message', (message: { type?: string }) => {
-      if (message?.type === 'switch-when-idle')
-        switchWhenIdle(() => inProcess.current().charging.chargePoint.state().transaction !== undefined, shutdown, logger);
+      if (message?.type === 'switch-when-idle') updates.switchWhenIdle();
     });
   }
   process.on('SIGINT', () => shutdown('SIGINT'));
