@@ -5,6 +5,8 @@ import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
 import { createUpdateSwitch } from './update-switch.js';
+import { createUpdateInstaller } from '../services/field-service/updates.js';
+import { trustedKeysFile } from '../services/field-service/trusted-keys.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -60,6 +62,17 @@ async function main(): Promise<void> {
    * start the controller again.
    */
   const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
+  // Under the launcher an installed update is started by it: the controller installs (OCPP UpdateFirmware) and then
+  // ends at the first moment no charge runs.
+  const updateSwitch = createUpdateSwitch(
+    () => inProcess.current().charging.chargePoint.state().transaction !== undefined,
+    (r) => shutdown(r),
+    logger,
+  );
+  const updates =
+    underLauncher && process.env.UPDATE_ROOT
+      ? createUpdateInstaller({ root: process.env.UPDATE_ROOT, trustedKeysFile: trustedKeysFile(), switchWhenIdle: updateSwitch.switchWhenIdle })
+      : undefined;
   const inProcess = inProcessRestarts(
     (port, inProcessRestart) => {
       if (port !== undefined) logger.info('restarting');
@@ -69,7 +82,12 @@ async function main(): Promise<void> {
           : policy === 'service-manager'
             ? () => shutdown('restart: the service manager starts the controller again')
             : undefined;
-      return startController({ config: port === undefined ? config : { ...config, port }, logger, ...(restart ? { restart } : {}) });
+      return startController({
+        config: port === undefined ? config : { ...config, port },
+        logger,
+        ...(restart ? { restart } : {}),
+        ...(updates ? { updates } : {}),
+      });
     },
     (err: unknown) => {
       logger.error({ err }, 'restart failed');
@@ -86,9 +104,8 @@ async function main(): Promise<void> {
   notify('READY=1');
 
   if (underLauncher) {
-    const updates = createUpdateSwitch(() => inProcess.current().charging.chargePoint.state().transaction !== undefined, shutdown, logger);
     process.on('message', (message: { type?: string }) => {
-      if (message?.type === 'switch-when-idle') updates.switchWhenIdle();
+      if (message?.type === 'switch-when-idle') updateSwitch.switchWhenIdle();
     });
   }
   process.on('SIGINT', () => shutdown('SIGINT'));
