@@ -402,6 +402,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     clock,
     now,
     restart: options.restart,
+    updates: options.updates,
     fieldService: {
       backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
       // After a factory reset: the same box as the first start's (the server listens by then: `url` is set).
