@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-test('an installer sees the slots, the update waiting for its trial and the history; an operator is refused; without the launcher it does not exist', async () => {
+test('an installer sees the slots, the update waiting for its trial and the history; an operator is refused; no launcher, no endpoint', async () => {
   const root = await mkdtemp(join(tmpdir(), 'cc-updates-api-'));
   dirs.push(root);
   const key = newSigningKey();
