@@ -185,6 +185,8 @@ export function createLauncher(opts: LauncherOptions): Launcher {
   return {
     async run() {
       discardUnfinishedInstalls();
+      const damaged = readSlotState(root).damaged;
+      if (damaged) opts.log(`the slot state cannot be read (${damaged}): starting the version installed by hand`);
       for (;;) {
         if (stopping) return 0;
         const state = readSlotState(root);

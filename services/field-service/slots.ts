@@ -105,19 +105,26 @@ export function treeMigrations(dir: string): string[] {
   }
 }
 
-/** The state; before the first update (no file) the base tree is active. */
-export function readSlotState(root: string): SlotState {
+/**
+ * The state; before the first update (no file) the base tree is active. A file that cannot be read or is not a
+ * state (a damaged card: writes are atomic) also answers the base tree, with `damaged` set: a charger that starts
+ * the version installed by hand beats one that does not start.
+ */
+export function readSlotState(root: string): SlotState & { damaged?: string } {
   try {
     const state = JSON.parse(readFileSync(stateFile(root), 'utf8')) as SlotState;
     if (state.format === 1 && ['base', 'a', 'b'].includes(state.active)) return state;
+    return { ...baseState(root), damaged: 'not a slot state' };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return baseState(root);
+    return { ...baseState(root), damaged: (err as Error).message };
   }
-  return { format: 1, active: 'base', versions: { base: treeVersion(root) }, trial: null };
 }
 
-export function writeSlotState(root: string, state: SlotState): void {
-  writeFileAtomic(stateFile(root), `${JSON.stringify(state, null, 2)}\n`);
+const baseState = (root: string): SlotState => ({ format: 1, active: 'base', versions: { base: treeVersion(root) }, trial: null });
+
+export function writeSlotState(root: string, { format, active, versions, trial }: SlotState): void {
+  writeFileAtomic(stateFile(root), `${JSON.stringify({ format, active, versions, trial }, null, 2)}\n`);
 }
 
 export function readHistory(root: string): HistoryEntry[] {

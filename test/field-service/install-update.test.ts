@@ -178,6 +178,17 @@ describe('bad updates end with the old version running on its data', () => {
   });
 });
 
+describe('a damaged slot state', () => {
+  test('the launcher starts the version installed by hand and says why; the next install writes a sound state', async () => {
+    await mkdir(join(root, 'slots'));
+    await writeFile(join(root, 'slots', 'state.json'), '{"format": 1, "act');
+    await startOld();
+    expect(supervisor!.output()).toMatch(/the slot state cannot be read .*: starting the version installed by hand/);
+    await install(await update('0.2.0', [INITIAL, ADD_METER], 'good'));
+    expect(JSON.parse(await readFile(join(root, 'slots', 'state.json'), 'utf8'))).toMatchObject({ active: 'base', trial: { slot: 'a' } });
+  });
+});
+
 describe('files that are refused change nothing', () => {
   test('tampered, older, unsigned by a trusted key: refused with the reason, no slot written, the old version runs on', async () => {
     await startOld();
