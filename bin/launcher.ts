@@ -18,6 +18,15 @@ const seconds = (name: string, fallback: number) => {
   return value * 1000;
 };
 
+const starts = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`${name} must be a whole number of starts (1 or more)\n`);
+    process.exit(2);
+  }
+  return value;
+};
+
 const root = resolve(process.env.UPDATE_ROOT ?? fileURLToPath(new URL('../..', import.meta.url)));
 const dataDir = resolve(process.env.DATA_DIR ?? './data');
 const log = (message: string) => process.stderr.write(`launcher: ${message}\n`);
@@ -26,7 +35,7 @@ const launcher = createLauncher({
   databaseFile: process.env.DATABASE_URL === undefined ? join(dataDir, 'controller.db') : null,
   healthyWithinMs: seconds('UPDATE_HEALTHY_WITHIN_S', 180),
   settleMs: seconds('UPDATE_SETTLE_S', 30),
-  maxAttempts: Math.max(1, Math.round(seconds('UPDATE_MAX_STARTS', 3) / 1000)),
+  maxAttempts: starts('UPDATE_MAX_STARTS', 3),
   stopGraceMs: seconds('UPDATE_STOP_GRACE_S', 15),
   nodeArgs: process.argv.slice(2),
   // The controller resolves DATA_DIR against its own working directory (its slot): it gets the launcher's.
