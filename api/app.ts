@@ -10,6 +10,7 @@ import { energyInputRoutes } from './routes/energy-inputs.js';
 import { diagnosticsRoutes } from './routes/diagnostics.js';
 import { eventRoutes } from './routes/events.js';
 import { fieldServiceRoutes } from './routes/field-service.js';
+import { updateRoutes } from './routes/updates.js';
 import { loginRoutes } from './routes/login.js';
 import { mapRoutes } from './routes/map.js';
 import { restartRoutes } from './routes/restart.js';
@@ -114,6 +115,7 @@ export function createApp(deps: AppDeps): ApiApp {
     fieldServiceRoutes(router, deps, deps.fieldService);
     diagnosticsRoutes(router, deps.fieldService);
   }
+  if (deps.updates) updateRoutes(router, deps.updates);
   if (deps.energyInputs) energyInputRoutes(router, { ...deps, inputs: deps.energyInputs });
   webRoutes(router);
   if (deps.simulator) simRoutes(router, deps.simulator, deps.charging);

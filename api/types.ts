@@ -24,6 +24,7 @@ import type { Users } from '../services/users.js';
 import type { Whitelist } from '../services/whitelist.js';
 import type { BodyBudget } from './body-budget.js';
 import type { DocMethod, JsonSchema, OperationDoc } from './openapi.js';
+import type { UpdateInstaller } from '../services/field-service/updates.js';
 
 /**
  * The API's vocabulary, shared by app.ts and every route: what the API needs, its Hono environment, an endpoint's
@@ -87,6 +88,8 @@ export interface AppDeps {
   restart?: (() => void) | undefined;
   /** Backup, restore, factory reset and diagnostics (the /v1/backup, /v1/factory-reset, /v1/diagnostics extension, docs/field-service.md). */
   fieldService?: FieldServiceDeps | undefined;
+  /** Installed versions and the update history (GET /v1/updates); only under the launcher. */
+  updates?: UpdateInstaller | undefined;
   logger: Logger;
   /** Wall-clock time (ms), as events are stamped: the restart limit. */
   now: () => number;

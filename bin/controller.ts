@@ -4,6 +4,9 @@ import { startController } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
+import { createUpdateSwitch } from './update-switch.js';
+import { createUpdateInstaller } from '../services/field-service/updates.js';
+import { trustedKeysFile } from '../services/field-service/trusted-keys.js';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -19,7 +22,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = await createLogger(config);
-  const notify = (message: string) => notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
+  /**
+   * Started by the launcher (bin/launcher.ts, docs/field-service.md#installing-an-update), the controller tells it
+   * when it is ready (the launcher's "healthy": database migrated, core running, API listening) and the launcher
+   * tells systemd; else it tells systemd itself.
+   */
+  const underLauncher = process.env.CHARGE_CONTROLLER_LAUNCHER === '1' && typeof process.send === 'function';
+  const notify = (message: string) => {
+    if (underLauncher) process.send!({ type: message === 'READY=1' ? 'ready' : 'stopping' });
+    else notifySystemd(message, { onError: (error) => logger.warn({ error, message }, 'systemd could not be notified') });
+  };
 
   let signals = 0;
   /** Graceful stop (in-flight requests finish, a running transaction ends with reason Reboot), then exit. */
@@ -50,6 +62,17 @@ async function main(): Promise<void> {
    * start the controller again.
    */
   const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
+  // Under the launcher an installed update is started by it: the controller installs (OCPP UpdateFirmware) and then
+  // ends at the first moment no charge runs.
+  const updateSwitch = createUpdateSwitch(
+    () => inProcess.current().charging.chargePoint.state().transaction !== undefined,
+    (r) => shutdown(r),
+    logger,
+  );
+  const updates =
+    underLauncher && process.env.UPDATE_ROOT
+      ? createUpdateInstaller({ root: process.env.UPDATE_ROOT, trustedKeysFile: trustedKeysFile(), switchWhenIdle: updateSwitch.switchWhenIdle })
+      : undefined;
   const inProcess = inProcessRestarts(
     (port, inProcessRestart) => {
       if (port !== undefined) logger.info('restarting');
@@ -59,7 +82,12 @@ async function main(): Promise<void> {
           : policy === 'service-manager'
             ? () => shutdown('restart: the service manager starts the controller again')
             : undefined;
-      return startController({ config: port === undefined ? config : { ...config, port }, logger, ...(restart ? { restart } : {}) });
+      return startController({
+        config: port === undefined ? config : { ...config, port },
+        logger,
+        ...(restart ? { restart } : {}),
+        ...(updates ? { updates } : {}),
+      });
     },
     (err: unknown) => {
       logger.error({ err }, 'restart failed');
@@ -75,6 +103,11 @@ async function main(): Promise<void> {
   await inProcess.start();
   notify('READY=1');
 
+  if (underLauncher) {
+    process.on('message', (message: { type?: string }) => {
+      if (message?.type === 'switch-when-idle') updateSwitch.switchWhenIdle();
+    });
+  }
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

@@ -34,6 +34,7 @@ import { createEventLog, type EventLog } from '../services/events.js';
 import { createBackups } from '../services/field-service/backup.js';
 import { createDiagnostics } from '../services/field-service/diagnostics.js';
 import { recentLogOf } from '../services/field-service/recent-log.js';
+import type { UpdateInstaller } from '../services/field-service/updates.js';
 import type { EnergyInputs, SiteLink } from '../services/energy/contracts.js';
 import { createEnergyManager, solarActions, solarInputOf, type EnergyManager } from '../services/energy/manager.js';
 import { createEnergyHistory } from '../services/energy-history.js';
@@ -103,6 +104,8 @@ export interface ControllerOptions {
   simWire?: { baudRate: number };
   /** Restarts the controller (POST /v1/restart, OCPP Reset); without it that endpoint does not exist. */
   restart?: () => void;
+  /** Installs update files (OCPP UpdateFirmware); only under the launcher (bin/launcher.ts), which starts them. */
+  updates?: UpdateInstaller;
   /** Receives every OCPP frame both ways (tests). */
   ocppFrame?: BackendDeps['frame'];
   /** The energy inputs (grid power, grid operator); none wired by default (tests: a scripted grid). */
@@ -243,6 +246,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     restart: options.restart,
     events,
     diagnostics,
+    updates: options.updates,
     connection: connections.backend,
     setTime: (ms) => {
       wall.setOffset(wall.offsetTo(ms));
@@ -398,6 +402,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     clock,
     now,
     restart: options.restart,
+    updates: options.updates,
     fieldService: {
       backups: createBackups({ database, stagingFile: join(config.dataDir, 'restore-staging.db'), now }),
       // After a factory reset: the same box as the first start's (the server listens by then: `url` is set).

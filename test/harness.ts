@@ -12,6 +12,7 @@ import { ManualClock } from './clock.js';
 import { checkerFor, type ResponseChecker } from './openapi-check.js';
 import type { ChargePointHardware, ReaderHardware } from '../drivers/types.js';
 import type { EnergyControl, EnergyInputs } from '../services/energy/contracts.js';
+import type { UpdateInstaller } from '../services/field-service/updates.js';
 
 export const OPERATOR_PASSWORD = 'operator-secret-1';
 
@@ -106,6 +107,8 @@ export async function startHarness(
     withoutSimulator?: boolean;
     /** Restarts the controller (OCPP Reset); without it, as in the harness by default, Reset is refused. */
     restart?: () => void;
+    /** Installs update files (OCPP UpdateFirmware); without it, as by default, UpdateFirmware is NotImplemented. */
+    updates?: UpdateInstaller;
     /** Receives every OCPP frame both ways. */
     ocppFrame?: (direction: 'in' | 'out', text: string) => void;
     /** Energy management's control as shown and steered (a test double instead of the allocator loop's). */
@@ -145,6 +148,7 @@ export async function startHarness(
     ...(opts.reader ? { readerHardware: (hw) => opts.reader!(hw, clock) } : {}),
     ...(opts.withoutSimulator ? { withoutSimulator: true } : {}),
     ...(opts.restart ? { restart: opts.restart } : {}),
+    ...(opts.updates ? { updates: opts.updates } : {}),
     ...(opts.ocppFrame ? { ocppFrame: opts.ocppFrame } : {}),
     ...(opts.energy ? { energy: opts.energy } : {}),
     ...(opts.energyInputs ? { energyInputs: opts.energyInputs } : {}),

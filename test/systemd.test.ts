@@ -83,17 +83,18 @@ describe('the unit', () => {
     expect(one('StateDirectoryMode')).toBe('0700');
     expect(one('Environment')).toContain('DATA_DIR=/var/lib/charge-controller');
     expect(one('Environment')).toContain('HARDWARE=rpi');
-    expect(one('ReadWritePaths')).toBe('/run'); // pigpio's lock file, nothing else
+    expect(one('ReadWritePaths')).toBe('/run /opt/charge-controller/slots'); // pigpio's lock file, the update slots
+    expect(one('KillMode')).toBe('mixed'); // SIGTERM to the launcher, which passes it on (once) to the controller
     expect(one('DevicePolicy')).toBe('closed');
     expect(one('CapabilityBoundingSet')).toBe(one('AmbientCapabilities'));
     expect(unit.Install!.WantedBy).toEqual(['multi-user.target']);
   });
 
-  test('it runs the built controller with the same Node options as npm start (no TypeScript on the Pi)', async () => {
+  test('it runs the built launcher, which starts the controller with the same Node options as npm start (no TypeScript on the Pi)', async () => {
     const exec = parseUnit(await readFile(UNIT, 'utf8')).Service!.ExecStart![0]!;
     const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(exec).toBe(`/usr/bin/node ${pkg.scripts.start!.replace(/^node /, '')}`);
-    expect(exec).toMatch(/ dist\/bin\/controller\.js$/);
+    const options = pkg.scripts.start!.replace(/^node /, '').replace(/ dist\/bin\/controller\.js$/, '');
+    expect(exec).toBe(`/usr/bin/node dist/bin/launcher.js ${options}`);
   });
 
   test('its user and groups are declared for systemd-sysusers, the same groups as the unit gives it', async () => {
@@ -220,6 +221,51 @@ describe('the watchdog', () => {
     expect(lines.filter((l) => l === 'READY=1')).toHaveLength(1);
     expect(lines).toContain('STOPPING=1');
     expect(lines.every((l) => ['READY=1', 'WATCHDOG=1', 'STOPPING=1'].includes(l))).toBe(true);
+  });
+
+  test('through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once', async () => {
+    const { bin, lines: notifiedLines } = await fakeSystemdNotify('bin3');
+    // systemd names the main process (the launcher) in WATCHDOG_PID: exec keeps the shell's pid.
+    const child = spawn('/bin/sh', ['-c', `WATCHDOG_PID=$$ exec "${process.execPath}" dist/bin/launcher.js --max-semi-space-size=2`], {
+      cwd: ROOT,
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: join(root, 'data3'),
+        OPERATOR_PASSWORD: 'operator-pass',
+        NOTIFY_SOCKET: '/run/systemd/notify',
+        WATCHDOG_USEC: '300000',
+        INVOCATION_ID: 'test',
+        UPDATE_ROOT: ROOT,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: string[] = [];
+    child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
+    child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+    const messages = async () => (await notifiedLines()).map((l) => l.message);
+    try {
+      for (let i = 0; i < 400; i++) {
+        const lines = await messages();
+        if (lines.includes('READY=1') && lines.filter((l) => l === 'WATCHDOG=1').length >= 4) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      child.kill('SIGTERM'); // KillMode=mixed: to the launcher alone
+    }
+    expect((await once(child, 'exit'))[0]).toBe(0);
+    const lines = await notifiedLines();
+    expect(
+      lines.filter((l) => l.message === 'READY=1'),
+      out.join(''),
+    ).toEqual([{ message: 'READY=1', parent: String(child.pid) }]);
+    expect(lines.filter((l) => l.message === 'WATCHDOG=1').length).toBeGreaterThanOrEqual(4);
+    // The launcher feeds the watchdog only while the controller starts; then the core's relay does (another parent).
+    expect(lines.some((l) => l.message === 'WATCHDOG=1' && l.parent !== String(child.pid))).toBe(true);
+    expect(lines.map((l) => l.message)).toContain('STOPPING=1');
+    // One SIGTERM reached the controller: it stopped gracefully (a second would have made it exit at once).
+    expect(out.join('')).not.toContain('second signal');
   });
 
   test('without NOTIFY_SOCKET nothing is sent', async () => {

@@ -1,12 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { migrationTags } from '../../db/tables.js';
-import { newSigningKey, writeUpdateFile } from '../../services/field-service/update-file.js';
-import { FIRMWARE_VERSION } from '../../services/settings/index.js';
+import { buildUpdateFile } from '../../services/field-service/build-update.js';
+import { newSigningKey } from '../../services/field-service/update-file.js';
 
 const USAGE = `Build and sign an update file from this working tree (docs/field-service.md#update-files).
 
@@ -51,29 +49,15 @@ async function main(): Promise<void> {
   }
   const hex = (await readFile(values.key, 'utf8')).trim();
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new Error(`${values.key} is not an Ed25519 secret key (64 hex digits; make one with --new-key)`);
-  const work = await mkdtemp(join(tmpdir(), 'cc-release-'));
-  try {
-    const tarball = join(work, 'payload.tar.gz');
-    const paths = ['dist', 'api/web/client', 'db/migrations', 'package.json', 'package-lock.json', ...productionModules()];
-    execFileSync('tar', ['-czf', tarball, '--exclude=dist/.tsbuildinfo', '-C', ROOT, ...paths], { stdio: 'inherit' });
-    const tags = await migrationTags();
-    const file = writeUpdateFile(
-      {
-        version: FIRMWARE_VERSION,
-        minimumVersion: values['min-version'] ?? '0.0.0',
-        migrations: tags,
-        architecture: `${process.platform}-${process.arch}`,
-        createdAt: new Date().toISOString(),
-      },
-      await readFile(tarball),
-      Uint8Array.from(Buffer.from(hex, 'hex')),
-    );
-    const out = values.out ?? `charge-controller-${FIRMWARE_VERSION}-${process.platform}-${process.arch}.ccupdate`;
-    await writeFile(out, file);
-    process.stdout.write(`${out}: version ${FIRMWARE_VERSION}, ${tags.length} migrations, ${file.length} bytes, signed\n`);
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  const { manifest, file } = await buildUpdateFile({
+    tree: ROOT,
+    paths: ['dist', 'api/web/client', 'db/migrations', 'package.json', 'package-lock.json', ...productionModules()],
+    secretKey: Uint8Array.from(Buffer.from(hex, 'hex')),
+    ...(values['min-version'] ? { minimumVersion: values['min-version'] } : {}),
+  });
+  const out = values.out ?? `charge-controller-${manifest.version}-${manifest.architecture}.ccupdate`;
+  await writeFile(out, file);
+  process.stdout.write(`${out}: version ${manifest.version}, ${manifest.migrations.length} migrations, ${file.length} bytes, signed\n`);
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,7 @@ import { createChargingSchedule } from './charging-schedule.js';
 import { configurationCalls, createConfiguration } from './configuration.js';
 import { createOcppContext, type BackendDeps } from './context.js';
 import { diagnosticsCalls } from './diagnostics.js';
+import { firmwareCalls } from './firmware.js';
 import { heartbeat } from './heartbeat.js';
 import { DATA_TRANSFER_CALLS, incomingCallHandler } from './incoming-calls.js';
 import { createMetering } from './metering.js';
@@ -82,6 +83,7 @@ export async function createBackend(deps: BackendDeps) {
     }),
     ...schedule.calls,
     ...(deps.diagnostics ? diagnosticsCalls(ctx, deps.diagnostics) : {}),
+    ...(deps.updates ? firmwareCalls(ctx, deps.updates) : {}),
   });
 
   const transportOptions = (): TransportOptions => ({

@@ -3,6 +3,7 @@ import type { BackendLinkActor } from '../../machines/main-thread.js';
 import type { ChargingService } from '../charging.js';
 import type { Clock } from '../core/clock.js';
 import type { EventLog } from '../events.js';
+import type { UpdateInstaller } from '../field-service/updates.js';
 import type { Logger } from '../logger.js';
 import type { SettingKey, Settings } from '../settings/index.js';
 import type { Transactions } from '../transactions.js';
@@ -35,6 +36,8 @@ export interface BackendDeps {
   setTime?: (ms: number) => void;
   /** The diagnostics bundle: with it, GetDiagnostics uploads it (diagnostics.ts); without it, NotImplemented. */
   diagnostics?: DiagnosticsSource | undefined;
+  /** Installs update files: with it, UpdateFirmware downloads and installs one (firmware.ts); without it, NotImplemented. */
+  updates?: UpdateInstaller | undefined;
 }
 
 /** The central system's requests the charge point answers, by action (ocpp-rpc's strict mode validated each). */
@@ -57,6 +60,7 @@ interface IncomingRequests {
   SetChargingProfile: OCPP16.SetChargingProfileRequest;
   TriggerMessage: OCPP16.TriggerMessageRequest;
   UnlockConnector: OCPP16.UnlockConnectorRequest;
+  UpdateFirmware: OCPP16.UpdateFirmwareRequest;
 }
 /** A call the central system makes, answered by the returned payload (or a thrown CallError). */
 export type IncomingCall<Request> = (payload: Request) => Promise<Record<string, unknown>> | Record<string, unknown>;

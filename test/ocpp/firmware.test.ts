@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { readHistory, readSlotState } from '../../services/field-service/slots.js';
+import { newSigningKey } from '../../services/field-service/update-file.js';
+import { createUpdateInstaller } from '../../services/field-service/updates.js';
+import { fakeUpdate, INITIAL, ADD_METER, writeFakeTree } from '../field-service/fake-versions.js';
+import { until, useOcppChargers } from './support.js';
+
+/**
+ * UpdateFirmware (OCPP 1.6 Firmware Management) against the strict central system with its second validator: the
+ * update file is downloaded with HTTP GET from a local server standing in for the central system's file store,
+ * installed by the real installer into a fake install root, reported by FirmwareStatusNotification; retries per
+ * the request on the controller's clock; retrieveDate waited for; only http(s) locations.
+ */
+
+const { charger } = useOcppChargers();
+const key = newSigningKey();
+
+let servers: Server[] = [];
+let dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  servers = [];
+  dirs = [];
+});
+
+/** A file store: answers each GET with the next status of `statuses` (then 200 with `body`). */
+async function fileStore(body: Buffer, statuses: number[] = []) {
+  const requests: Array<{ url: string; authorization: string | undefined }> = [];
+  const server = createServer((req, res) => {
+    requests.push({ url: req.url!, authorization: req.headers.authorization });
+    res.statusCode = statuses.shift() ?? 200;
+    res.end(res.statusCode === 200 ? body : undefined);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { requests, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** An install root running 0.1.0 (a fake base tree), the real installer on it, and version 0.2.0's update file. */
+async function installRoot() {
+  const root = await mkdtemp(join(tmpdir(), 'cc-firmware-'));
+  dirs.push(root);
+  await writeFakeTree(root, '0.1.0', [INITIAL], 'good');
+  await writeFile(join(root, 'keys'), `${Buffer.from(key.publicKey).toString('hex')}\n`);
+  const tree = join(root, 'next');
+  await writeFakeTree(tree, '0.2.0', [INITIAL, ADD_METER], 'good');
+  const file = await fakeUpdate(tree, key.secretKey);
+  const switches: number[] = [];
+  const updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchWhenIdle: () => switches.push(1) });
+  return { root, file, updates, switches };
+}
+
+const statuses = (c: Awaited<ReturnType<typeof charger>>) => c.csms.calls('FirmwareStatusNotification').map((p: any) => p.status);
+const now = (c: Awaited<ReturnType<typeof charger>>) => new Date(c.clock.now()).toISOString();
+
+test('UpdateFirmware: downloaded (basic authentication from the URL), installed into the inactive slot for trial, the switch asked for', async () => {
+  const r = await installRoot();
+  const c = await charger({ harness: { updates: r.updates } });
+  await c.online();
+  const store = await fileStore(r.file);
+  expect(await c.csms.call('UpdateFirmware', { location: `${store.url.replace('//', '//cs:pa%24%24@')}/fw/0.2.0.ccupdate`, retrieveDate: now(c) })).toEqual({});
+  await until(c, () => statuses(c).includes('Installed'), 'the install');
+  expect(statuses(c)).toEqual(['Downloading', 'Downloaded', 'Installing', 'Installed']);
+  expect(store.requests).toEqual([{ url: '/fw/0.2.0.ccupdate', authorization: `Basic ${Buffer.from('cs:pa$$').toString('base64')}` }]);
+  expect(readSlotState(r.root).trial).toMatchObject({ slot: 'a', version: '0.2.0', attempts: 0 });
+  expect(r.switches).toHaveLength(1);
+});
+
+test('retrieveDate in the future is waited for; a failed download is tried again after retryInterval; every try failed: DownloadFailed', async () => {
+  const r = await installRoot();
+  const c = await charger({ harness: { updates: r.updates } });
+  await c.online();
+  const flaky = await fileStore(r.file, [503]);
+  await c.csms.call('UpdateFirmware', {
+    location: `${flaky.url}/u`,
+    retrieveDate: new Date(c.clock.now() + 60_000).toISOString(),
+    retries: 1,
+    retryInterval: 30,
+  });
+  await c.step(59_000);
+  expect(flaky.requests).toHaveLength(0);
+  await c.step(1_000);
+  await until(c, () => flaky.requests.length === 1, 'the first try');
+  await c.step(29_000);
+  expect(flaky.requests).toHaveLength(1);
+  await c.step(1_000);
+  await until(c, () => statuses(c).includes('Installed'), 'the second try');
+  expect(statuses(c)).toEqual(['Downloading', 'Downloaded', 'Installing', 'Installed']);
+
+  const r2 = await installRoot();
+  const c2 = await charger({ harness: { updates: r2.updates } });
+  await c2.online();
+  const broken = await fileStore(r2.file, [500, 500]);
+  await c2.csms.call('UpdateFirmware', { location: `${broken.url}/x`, retrieveDate: now(c2), retries: 0 });
+  await until(c2, () => statuses(c2).includes('DownloadFailed'), 'the failure');
+  expect(statuses(c2)).toEqual(['Downloading', 'DownloadFailed']);
+  expect(readSlotState(r2.root).trial).toBeNull();
+});
+
+test('a tampered file: InstallationFailed, nothing installed; other locations than http(s) and a second request are refused', async () => {
+  const r = await installRoot();
+  const c = await charger({ harness: { updates: r.updates } });
+  await c.online();
+  const tampered = Buffer.from(r.file);
+  tampered[tampered.length - 5]! ^= 0xff;
+  const store = await fileStore(tampered);
+  await expect(c.csms.call('UpdateFirmware', { location: 'ftp://files.example.com/fw', retrieveDate: now(c) })).rejects.toMatchObject({
+    rpcErrorCode: 'PropertyConstraintViolation',
+  });
+  await c.csms.call('UpdateFirmware', { location: `${store.url}/fw`, retrieveDate: new Date(c.clock.now() + 10_000).toISOString() });
+  await expect(c.csms.call('UpdateFirmware', { location: `${store.url}/fw`, retrieveDate: now(c) })).rejects.toMatchObject({ rpcErrorCode: 'GenericError' });
+  await c.step(10_000);
+  await until(c, () => statuses(c).includes('InstallationFailed'), 'the refusal');
+  expect(statuses(c)).toEqual(['Downloading', 'Downloaded', 'Installing', 'InstallationFailed']);
+  expect(readSlotState(r.root)).toMatchObject({ active: 'base', trial: null });
+  expect(readHistory(r.root)).toEqual([]);
+  expect(r.switches).toHaveLength(0);
+});
+
+test('without an installer (not under the launcher) UpdateFirmware is NotImplemented', async () => {
+  const c = await charger();
+  await c.online();
+  await expect(c.csms.call('UpdateFirmware', { location: 'http://127.0.0.1/fw', retrieveDate: now(c) })).rejects.toMatchObject({
+    rpcErrorCode: 'NotImplemented',
+  });
+});
