@@ -44,10 +44,15 @@ export async function createBackend(deps: BackendDeps) {
   const profiles = await createProfileStore(database);
   const keys = await loadStoredKeys(database);
   // A phase contactor the core reports (GPIO_PHASE_SWITCH) that PhaseSwitchMode leaves to the allocator (automatic).
-  const configuration = createConfiguration(settings, keys, () => {
-    const phases = phaseStateOf(settings.get('Phases'), charging.coreState()?.phases, phaseSwitchModeOf(settings));
-    return phases.switchable && phases.forced === null;
-  });
+  const configuration = createConfiguration(
+    settings,
+    keys,
+    () => {
+      const phases = phaseStateOf(settings.get('Phases'), charging.coreState()?.phases, phaseSwitchModeOf(settings));
+      return phases.switchable && phases.forced === null;
+    },
+    deps.updates !== undefined && deps.diagnostics !== undefined,
+  );
   const queue = createQueueSender(ctx, outbox, auth);
   const availability = await createAvailability(ctx);
   const status = createStatusNotifications(ctx, availability);

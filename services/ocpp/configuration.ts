@@ -74,10 +74,12 @@ export interface ConfigurationKeyValue {
 /**
  * GetConfiguration and ChangeConfiguration on the settings and the charge point's stored keys. `phaseSwitchSupported`
  * answers ConnectorSwitch3to1PhaseSupported: whether a profile's numberPhases can switch the phases now.
+ * `firmwareManagement`: UpdateFirmware is answered (under the launcher), so SupportedFeatureProfiles lists the profile.
  */
-export function createConfiguration(settings: Settings, stored: StoredKeys, phaseSwitchSupported: () => boolean = () => false) {
+export function createConfiguration(settings: Settings, stored: StoredKeys, phaseSwitchSupported: () => boolean = () => false, firmwareManagement = false) {
   const value = (key: string): string | undefined => {
     if (key === 'ConnectorSwitch3to1PhaseSupported') return String(phaseSwitchSupported());
+    if (key === 'SupportedFeatureProfiles') return `${READ_ONLY[key]}${firmwareManagement ? ',FirmwareManagement' : ''}`;
     const mapped = MAPPED[key];
     if (mapped) {
       const v = settings.get(mapped.setting);

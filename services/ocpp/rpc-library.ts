@@ -11,7 +11,9 @@ let library: Promise<RpcLibrary> | undefined;
  * ocpp-rpc, loaded for the first connection (a controller without a central system does not carry it), in steps
  * (services/load-in-steps.ts). Most of its load was ajv building validators for OCPP 2.0.1 and 2.1 besides 1.6
  * (lib/standard-validators.js): only the 1.6 one is built, in a step of its own, and it is the library's whole list of
- * standard validators (the charge point and the development central system speak only 1.6).
+ * standard validators (the charge point speaks only 1.6; the development central system, bin/dev, imports the library
+ * itself, with every validator, and a process that loads it first keeps them all). A 2.0.1 charging station
+ * (issue 31) adds its validator here.
  */
 export function loadOcppRpc(): Promise<RpcLibrary> {
   return (library ??= loadInSteps('ocpp-rpc', () => import('ocpp-rpc') as Promise<RpcLibrary>, [

@@ -63,6 +63,8 @@ test('UpdateFirmware: downloaded (basic authentication from the URL), installed 
   const r = await installRoot();
   const c = await charger({ harness: { updates: r.updates } });
   await c.online();
+  const profiles = await c.csms.call('GetConfiguration', { key: ['SupportedFeatureProfiles'] });
+  expect(profiles.configurationKey[0].value).toBe('Core,LocalAuthListManagement,RemoteTrigger,SmartCharging,Reservation,FirmwareManagement');
   const store = await fileStore(r.file);
   expect(await c.csms.call('UpdateFirmware', { location: `${store.url.replace('//', '//cs:pa%24%24@')}/fw/0.2.0.ccupdate`, retrieveDate: now(c) })).toEqual({});
   await until(c, () => statuses(c).includes('Installed'), 'the install');
