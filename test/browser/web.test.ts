@@ -283,6 +283,7 @@ describe('the web interface on a running controller', () => {
       ['transactions', 'Transactions'],
       ['messages', 'Messages'],
       ['accounts', 'Accounts'],
+      ['events', 'Event log'],
     ];
     for (const size of [{ width: 1280, height: 900 }, PHONE]) {
       await page.setViewportSize(size);

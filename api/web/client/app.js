@@ -11,6 +11,7 @@ import { clearSettings, fieldsByKey, GROUP_KEYS, loadSettings, rebootPending, re
 import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
+import { Events } from './views/events.js';
 import { FieldService } from './views/field-service.js';
 import { Login, LoginDialog } from './views/login.js';
 import { Messages } from './views/messages.js';
@@ -35,6 +36,7 @@ const VIEWS = computed(() => [
   { path: 'users', label: t('nav.users'), view: () => html`<${Users} />` },
   { path: 'transactions', label: t('nav.transactions'), view: () => html`<${Transactions} />` },
   { path: 'messages', label: t('nav.messages'), badge: true, view: () => html`<${Messages} />` },
+  { path: 'events', label: t('nav.events'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Events} />` },
   { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Accounts} />` },
   { path: 'service', label: t('nav.service'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${FieldService} />` },
 ]);
