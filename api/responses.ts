@@ -62,6 +62,9 @@ export const CompletedTransaction = v.object({
   endTransaction: dateTime,
   consumption: int,
   maxPower: int,
+  meterStartWh: v.pipe(int, v.description('Extension: the meter register at the start (Wh)')),
+  meterStopWh: v.pipe(int, v.description('Extension: the meter register at the end (Wh); consumption is meterStopWh - meterStartWh')),
+  stopReason: v.optional(v.pipe(v.string(), v.description('Extension: why it ended (OCPP stop reason: EVDisconnected, Local, Remote, Reboot, PowerLoss, …)'))),
   unmetered: v.optional(
     v.pipe(
       v.array(v.object({ from: dateTime, to: dateTime })),

@@ -7,6 +7,7 @@ import { computed, effect, signal } from '@preact/signals';
 import { account, checkSession, logout, messages, offline, refreshMessages, restartController, restarting, roleAtLeast, session } from './api.js';
 import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
+import './clock.js'; // the controller's time zone for every time shown
 import { clearSettings, fieldsByKey, GROUP_KEYS, loadSettings, rebootPending, rebootRequired, visibleGroups } from './settings-store.js';
 import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';

@@ -346,4 +346,12 @@ export const DE = {
   "events.at": "Zeit",
   "events.topic": "Betrifft",
   "events.what": "Was geschah",
+  "clock.heading": "Uhrzeit des Controllers",
+  "clock.time": "Jetzt",
+  "clock.zone": "Zeitzone",
+  "clock.source": "Quelle",
+  "clock.source.ocpp": "vom OCPP-Zentralsystem gestellt ({time})",
+  "clock.source.ntp": "Systemuhr, per NTP synchronisiert",
+  "clock.source.notSynchronized": "Systemuhr, nicht synchronisiert (kein NTP)",
+  "clock.source.unknown": "Systemuhr (ob NTP sie synchronisiert, ist nicht bekannt)",
 };

@@ -349,4 +349,12 @@ export const FR = {
   "events.at": "Heure",
   "events.topic": "Sujet",
   "events.what": "Ce qui s'est passé",
+  "clock.heading": "Heure du contrôleur",
+  "clock.time": "Maintenant",
+  "clock.zone": "Fuseau horaire",
+  "clock.source": "Source",
+  "clock.source.ocpp": "réglée par le système central OCPP ({time})",
+  "clock.source.ntp": "horloge système, synchronisée par NTP",
+  "clock.source.notSynchronized": "horloge système, non synchronisée (pas de NTP)",
+  "clock.source.unknown": "horloge système (synchronisation NTP inconnue)",
 };

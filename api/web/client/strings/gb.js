@@ -340,4 +340,12 @@ export const GB = {
   "events.at": "Time",
   "events.topic": "About",
   "events.what": "What happened",
+  "clock.heading": "Controller time",
+  "clock.time": "Now",
+  "clock.zone": "Time zone",
+  "clock.source": "Source",
+  "clock.source.ocpp": "set by the OCPP central system ({time})",
+  "clock.source.ntp": "system clock, synchronised by NTP",
+  "clock.source.notSynchronized": "system clock, not synchronised (no NTP)",
+  "clock.source.unknown": "system clock (whether NTP synchronises it is not known)",
 };

@@ -346,4 +346,12 @@ export const NL = {
   "events.at": "Tijd",
   "events.topic": "Over",
   "events.what": "Wat er gebeurde",
+  "clock.heading": "Tijd van de controller",
+  "clock.time": "Nu",
+  "clock.zone": "Tijdzone",
+  "clock.source": "Bron",
+  "clock.source.ocpp": "gezet door het centrale OCPP-systeem ({time})",
+  "clock.source.ntp": "systeemklok, gesynchroniseerd via NTP",
+  "clock.source.notSynchronized": "systeemklok, niet gesynchroniseerd (geen NTP)",
+  "clock.source.unknown": "systeemklok (of NTP hem synchroniseert is niet bekend)",
 };
