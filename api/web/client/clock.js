@@ -11,6 +11,12 @@ import { html } from './ui.js';
 /** GET /v1/time's answer with the moment it arrived (performance.now()), or null. */
 export const controllerTime = signal(null);
 
+/** The controller's clock now (epoch ms): its last answer plus the time since; the browser's before the first. */
+export function controllerNow() {
+  const c = controllerTime.peek();
+  return c ? Date.parse(c.time) + (performance.now() - c.receivedAt) : Date.now();
+}
+
 export async function refreshTime() {
   const answer = await call('GET', '/v1/time');
   controllerTime.value = { ...answer, receivedAt: performance.now() };
@@ -48,7 +54,7 @@ export function ControllerClock() {
   }, []);
   const c = controllerTime.value;
   if (!c) return html`<p>${t('common.loading')}</p>`;
-  const now = Date.parse(c.time) + (performance.now() - c.receivedAt);
+  const now = controllerNow();
   const source =
     c.source === 'ocpp'
       ? t('clock.source.ocpp', { time: dateTime(c.centralSetAt) })

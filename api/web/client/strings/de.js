@@ -114,7 +114,9 @@ export const DE = {
   "dashboard.noSession": "Es läuft kein Ladevorgang.",
   "dashboard.noState": "Der Zustand konnte nicht gelesen werden; die Seite versucht es weiter.",
   "dashboard.chartLabel": "Leistung des laufenden Ladevorgangs über die Zeit; jetzt {power} ({points} Messwerte).",
-  "dashboard.chartCaption": "Leistung (kW) des laufenden Ladevorgangs, jede Sekunde gemessen, solange diese Seite die Übersicht zeigt.",
+  "dashboard.chartCaption":
+    "Leistung (kW) des laufenden Ladevorgangs seit seinem Beginn: die Aufzeichnung des Controllers (alle 10 s ein Punkt), dann jede Sekunde ein " +
+    "Messwert, solange diese Seite das Dashboard zeigt.",
   "charge.heading": "Diesen Ladevorgang steuern",
   "charge.pause": "Pausieren",
   "charge.resume": "Fortsetzen",
@@ -354,4 +356,10 @@ export const DE = {
   "clock.source.ntp": "Systemuhr, per NTP synchronisiert",
   "clock.source.notSynchronized": "Systemuhr, nicht synchronisiert (kein NTP)",
   "clock.source.unknown": "Systemuhr (ob NTP sie synchronisiert, ist nicht bekannt)",
+  "transactions.curve": "Verlauf",
+  "transactions.curveOf": "Leistungsverlauf des Ladevorgangs vom {start}",
+  "transactions.curveLabel": "Leistung über die Zeit des Ladevorgangs vom {start}: {points} Punkte, höchstens {max}.",
+  "transactions.curveEmpty": "Der Controller bewahrt den Verlauf dieses Ladevorgangs nicht mehr auf (nur den der neuesten 1.000 Ladevorgänge).",
+  "transactions.curveCaption":
+    "Mittlere Leistung (kW) zwischen den Zählerablesungen des Controllers, alle 10 s eine (ältere Teile langer Ladevorgänge gröber).",
 };

@@ -114,7 +114,9 @@ export const FR = {
   "dashboard.noSession": "Aucune transaction en cours.",
   "dashboard.noState": "L’état n’a pas pu être lu ; la page continue d’essayer.",
   "dashboard.chartLabel": "Puissance de la session en cours dans le temps ; actuellement {power} ({points} mesures).",
-  "dashboard.chartCaption": "Puissance (kW) de la session en cours, mesurée chaque seconde tant que cette page affiche le tableau de bord.",
+  "dashboard.chartCaption":
+    "Puissance (kW) de la session en cours depuis son début : l'enregistrement du contrôleur (un point toutes les 10 s), puis une mesure par " +
+    "seconde tant que cette page affiche le tableau de bord.",
   "charge.heading": "Commander cette charge",
   "charge.pause": "Mettre en pause",
   "charge.resume": "Reprendre",
@@ -357,4 +359,10 @@ export const FR = {
   "clock.source.ntp": "horloge système, synchronisée par NTP",
   "clock.source.notSynchronized": "horloge système, non synchronisée (pas de NTP)",
   "clock.source.unknown": "horloge système (synchronisation NTP inconnue)",
+  "transactions.curve": "Courbe",
+  "transactions.curveOf": "Courbe de puissance de la session commencée le {start}",
+  "transactions.curveLabel": "Puissance au fil du temps de la session commencée le {start} : {points} points, au plus {max}.",
+  "transactions.curveEmpty": "Le contrôleur ne conserve plus la courbe de cette session (seulement celles des 1 000 sessions les plus récentes).",
+  "transactions.curveCaption":
+    "Puissance moyenne (kW) entre les relevés du compteur du contrôleur, un toutes les 10 s (parties anciennes des longues sessions plus grossières).",
 };

@@ -113,7 +113,9 @@ export const GB = {
   "dashboard.noSession": "No transaction is running.",
   "dashboard.noState": "The state could not be read; the page keeps trying.",
   "dashboard.chartLabel": "Power of the running session over time; now {power} ({points} samples).",
-  "dashboard.chartCaption": "Power (kW) of the running session, sampled every second while this page shows the dashboard.",
+  "dashboard.chartCaption":
+    "Power (kW) of the running session since its start: the controller's record (a point every 10 s), then a sample every second while this page " +
+    "shows the dashboard.",
   "charge.heading": "Control this charge",
   "charge.pause": "Pause",
   "charge.resume": "Resume",
@@ -348,4 +350,9 @@ export const GB = {
   "clock.source.ntp": "system clock, synchronised by NTP",
   "clock.source.notSynchronized": "system clock, not synchronised (no NTP)",
   "clock.source.unknown": "system clock (whether NTP synchronises it is not known)",
+  "transactions.curve": "Curve",
+  "transactions.curveOf": "Power curve of the transaction started {start}",
+  "transactions.curveLabel": "Power over time of the transaction started {start}: {points} points, highest {max}.",
+  "transactions.curveEmpty": "The controller no longer keeps this transaction's curve (it keeps those of the newest 1,000 transactions).",
+  "transactions.curveCaption": "Average power (kW) between the controller's meter readings, one every 10 s (older parts of a long session coarser).",
 };

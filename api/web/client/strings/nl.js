@@ -114,7 +114,9 @@ export const NL = {
   "dashboard.noSession": "Er loopt geen transactie.",
   "dashboard.noState": "De toestand kon niet worden gelezen; de pagina blijft het proberen.",
   "dashboard.chartLabel": "Vermogen van de lopende sessie in de tijd; nu {power} ({points} metingen).",
-  "dashboard.chartCaption": "Vermogen (kW) van de lopende sessie, elke seconde gemeten zolang deze pagina het overzicht toont.",
+  "dashboard.chartCaption":
+    "Vermogen (kW) van de lopende sessie sinds het begin: de registratie van de controller (elke 10 s een punt), daarna elke seconde een meting " +
+    "zolang deze pagina het dashboard toont.",
   "charge.heading": "Deze laadsessie bedienen",
   "charge.pause": "Pauzeren",
   "charge.resume": "Hervatten",
@@ -354,4 +356,9 @@ export const NL = {
   "clock.source.ntp": "systeemklok, gesynchroniseerd via NTP",
   "clock.source.notSynchronized": "systeemklok, niet gesynchroniseerd (geen NTP)",
   "clock.source.unknown": "systeemklok (of NTP hem synchroniseert is niet bekend)",
+  "transactions.curve": "Verloop",
+  "transactions.curveOf": "Vermogensverloop van de sessie gestart op {start}",
+  "transactions.curveLabel": "Vermogen in de tijd van de sessie gestart op {start}: {points} punten, hoogste {max}.",
+  "transactions.curveEmpty": "De controller bewaart het verloop van deze sessie niet meer (alleen dat van de nieuwste 1.000 sessies).",
+  "transactions.curveCaption": "Gemiddeld vermogen (kW) tussen de meteraflezingen van de controller, één per 10 s (oudere delen van lange sessies grover).",
 };

@@ -5,6 +5,7 @@ import { call } from '../api.js';
 import { t } from '../i18n.js';
 import { dateTime, displayZone, duration, isoLocal, kW, kWh, toCsv, zonedMs } from '../format.js';
 import { Cell, Heading, html, Note, refusal } from '../ui.js';
+import { loadCurve, PowerChart } from './power-chart.js';
 
 /** A calendar day's start or end in the controller's time zone as the API's UTC date-time (`…T…Z`). */
 function dayBound(value, end) {
@@ -24,6 +25,15 @@ export function Transactions() {
   const [range, setRange] = useState({ from: '', to: '' });
   const [result, setResult] = useState(null); // {list, summary, users}
   const [note, setNote] = useState(null);
+  const [curve, setCurve] = useState(null); // {tx, data} of the transaction whose curve is shown
+
+  async function showCurve(tx) {
+    try {
+      setCurve({ tx, data: await loadCurve(tx.transactionId) });
+    } catch (err) {
+      setNote({ kind: 'error', text: refusal(err) });
+    }
+  }
 
   async function load(r) {
     if (r.from && r.to && r.from > r.to) {
@@ -115,6 +125,7 @@ export function Transactions() {
     maxPower: t('transactions.maxPower'),
     tag: t('transactions.tag'),
     user: t('transactions.user'),
+    actions: t('common.actions'),
   };
   return html`<${Heading}>${t('nav.transactions')}<//>
     <form
@@ -183,11 +194,45 @@ export function Transactions() {
                           <${Cell} label=${labels.maxPower} cls="nowrap">${kW(x.maxPower)}<//>
                           <${Cell} label=${labels.tag} cls="mono nowrap">${x.tagId ?? ''}<//>
                           <${Cell} label=${labels.user}>${(x.userId && result.users.get(x.userId)) || ''}<//>
+                          <${Cell} label=${labels.actions} cls="row-actions">
+                            <button
+                              type="button"
+                              aria-label=${t('transactions.curveOf', { start: dateTime(x.startTransaction) })}
+                              aria-pressed=${curve && curve.tx.transactionId === x.transactionId ? 'true' : 'false'}
+                              onClick=${() => showCurve(x)}
+                            >
+                              ${t('transactions.curve')}
+                            </button>
+                          <//>
                         </tr>`,
                     )}
                   </tbody>
                 </table>`
           }
-        </section>`
+        </section>
+        ${curve && html`<${CurveCard} curve=${curve} />`}`
     }`;
+}
+
+/** A past transaction's power over time, from the controller's curve. */
+function CurveCard({ curve }) {
+  const { tx, data } = curve;
+  const start = dateTime(tx.startTransaction);
+  const highest = data.kilowatts.reduce((m, v) => Math.max(m, v), 0);
+  return html`<section class="card" aria-labelledby="tx-curve" id="curve">
+    <h2 id="tx-curve">${t('transactions.curveOf', { start })}</h2>
+    ${
+      data.times.length === 0
+        ? html`<p id="curve-empty">${t('transactions.curveEmpty')}</p>`
+        : html`<${PowerChart}
+            id="curve-chart"
+            chartKey=${tx.transactionId}
+            data=${data}
+            points=${data.times.length}
+            startS=${Date.parse(tx.startTransaction) / 1000}
+            label=${t('transactions.curveLabel', { start, points: data.times.length, max: kW(highest * 1000) })}
+            caption=${t('transactions.curveCaption')}
+          />`
+    }
+  </section>`;
 }
