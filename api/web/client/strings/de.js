@@ -362,4 +362,17 @@ export const DE = {
   "transactions.curveEmpty": "Der Controller bewahrt den Verlauf dieses Ladevorgangs nicht mehr auf (nur den der neuesten 1.000 Ladevorgänge).",
   "transactions.curveCaption":
     "Mittlere Leistung (kW) zwischen den Zählerablesungen des Controllers, alle 10 s eine (ältere Teile langer Ladevorgänge gröber).",
+  "history.heading": "Energie nach Tag und Monat",
+  "history.by": "Anzeigen",
+  "history.byDay": "Nach Tag: die letzten 31 Tage",
+  "history.byMonth": "Nach Monat: die letzten 12 Monate",
+  "history.total": "In diesem Zeitraum",
+  "history.lifetime": "Seit der Installation",
+  "history.solar": "Von der Sonne",
+  "history.grid": "Aus dem Netz",
+  "history.chartLabel": "Geladene Energie je Zeitraum von {from} bis {to}: insgesamt {total}.",
+  "history.caption": "Geladene Energie (kWh) je Tag oder Monat in der Zeitzone des Controllers; ein Ladevorgang zählt am Tag seines Beginns.",
+  "history.captionSolar":
+    "Geladene Energie (kWh) je Tag oder Monat in der Zeitzone des Controllers (blau) und der Anteil von der Sonne, wie das Energiemanagement ihn " +
+    "gezählt hat (gelb).",
 };

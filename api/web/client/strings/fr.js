@@ -365,4 +365,17 @@ export const FR = {
   "transactions.curveEmpty": "Le contrôleur ne conserve plus la courbe de cette session (seulement celles des 1 000 sessions les plus récentes).",
   "transactions.curveCaption":
     "Puissance moyenne (kW) entre les relevés du compteur du contrôleur, un toutes les 10 s (parties anciennes des longues sessions plus grossières).",
+  "history.heading": "Énergie par jour et par mois",
+  "history.by": "Afficher",
+  "history.byDay": "Par jour : les 31 derniers jours",
+  "history.byMonth": "Par mois : les 12 derniers mois",
+  "history.total": "Sur cette période",
+  "history.lifetime": "Depuis l'installation",
+  "history.solar": "Du soleil",
+  "history.grid": "Du réseau",
+  "history.chartLabel": "Énergie chargée par période du {from} au {to} : {total} au total.",
+  "history.caption": "Énergie chargée (kWh) par jour ou par mois dans le fuseau horaire du contrôleur ; une session compte le jour de son début.",
+  "history.captionSolar":
+    "Énergie chargée (kWh) par jour ou par mois dans le fuseau horaire du contrôleur (bleu), et la part du soleil comptée par la gestion de " +
+    "l'énergie (jaune).",
 };

@@ -355,4 +355,16 @@ export const GB = {
   "transactions.curveLabel": "Power over time of the transaction started {start}: {points} points, highest {max}.",
   "transactions.curveEmpty": "The controller no longer keeps this transaction's curve (it keeps those of the newest 1,000 transactions).",
   "transactions.curveCaption": "Average power (kW) between the controller's meter readings, one every 10 s (older parts of a long session coarser).",
+  "history.heading": "Energy by day and month",
+  "history.by": "Show",
+  "history.byDay": "By day: the last 31 days",
+  "history.byMonth": "By month: the last 12 months",
+  "history.total": "In this range",
+  "history.lifetime": "Since installation",
+  "history.solar": "From the sun",
+  "history.grid": "From the grid",
+  "history.chartLabel": "Energy charged per period from {from} to {to}: {total} in all.",
+  "history.caption": "Energy charged (kWh) per day or month in the controller's time zone; a transaction counts on the day it started.",
+  "history.captionSolar":
+    "Energy charged (kWh) per day or month in the controller's time zone (blue), and the part from the sun as energy management counted it " + "(yellow).",
 };

@@ -361,4 +361,16 @@ export const NL = {
   "transactions.curveLabel": "Vermogen in de tijd van de sessie gestart op {start}: {points} punten, hoogste {max}.",
   "transactions.curveEmpty": "De controller bewaart het verloop van deze sessie niet meer (alleen dat van de nieuwste 1.000 sessies).",
   "transactions.curveCaption": "Gemiddeld vermogen (kW) tussen de meteraflezingen van de controller, één per 10 s (oudere delen van lange sessies grover).",
+  "history.heading": "Energie per dag en maand",
+  "history.by": "Tonen",
+  "history.byDay": "Per dag: de laatste 31 dagen",
+  "history.byMonth": "Per maand: de laatste 12 maanden",
+  "history.total": "In deze periode",
+  "history.lifetime": "Sinds de installatie",
+  "history.solar": "Van de zon",
+  "history.grid": "Van het net",
+  "history.chartLabel": "Geladen energie per periode van {from} tot {to}: in totaal {total}.",
+  "history.caption": "Geladen energie (kWh) per dag of maand in de tijdzone van de controller; een sessie telt op de dag waarop ze begon.",
+  "history.captionSolar":
+    "Geladen energie (kWh) per dag of maand in de tijdzone van de controller (blauw), en het deel van de zon zoals het energiebeheer het telde " + "(geel).",
 };

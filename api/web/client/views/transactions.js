@@ -5,6 +5,7 @@ import { call } from '../api.js';
 import { t } from '../i18n.js';
 import { dateTime, displayZone, duration, isoLocal, kW, kWh, toCsv, zonedMs } from '../format.js';
 import { Cell, Heading, html, Note, refusal } from '../ui.js';
+import { EnergyHistory } from './energy-history.js';
 import { loadCurve, PowerChart } from './power-chart.js';
 
 /** A calendar day's start or end in the controller's time zone as the API's UTC date-time (`…T…Z`). */
@@ -128,6 +129,7 @@ export function Transactions() {
     actions: t('common.actions'),
   };
   return html`<${Heading}>${t('nav.transactions')}<//>
+    <${EnergyHistory} />
     <form
       class="card range"
       onSubmit=${(e) => {
