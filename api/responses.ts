@@ -235,7 +235,14 @@ export const Dashboard = v.object({
 });
 
 const RoleName = v.picklist(ROLES);
-export const SessionInfo = v.object({ username: v.string(), role: RoleName });
+export const SessionInfo = v.object({
+  username: v.string(),
+  role: RoleName,
+  passwordChangeRequired: v.pipe(
+    v.boolean(),
+    v.description('The password was generated (the first start’s, or one made by another account): the web interface asks for a new one'),
+  ),
+});
 export const Account = v.object({ username: v.string(), role: RoleName, createdAt: dateTime });
 export const AccountWithPassword = v.object({
   ...Account.entries,

@@ -13,6 +13,7 @@ import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
 import { Events } from './views/events.js';
+import { FirstRun } from './views/first-run.js';
 import { FieldService } from './views/field-service.js';
 import { Login, LoginDialog } from './views/login.js';
 import { Messages } from './views/messages.js';
@@ -142,6 +143,7 @@ function Shell() {
 function App() {
   const who = account.value;
   if (!who) return html`<${Login} />`;
+  if (session.value && session.value.mustChange) return html`<${FirstRun} />`;
   return html`<${Shell} key=${who.username} />${!session.value && html`<${LoginDialog} />`}`;
 }
 

@@ -375,4 +375,17 @@ export const DE = {
   "history.captionSolar":
     "Geladene Energie (kWh) je Tag oder Monat in der Zeitzone des Controllers (blau) und der Anteil von der Sonne, wie das Energiemanagement ihn " +
     "gezählt hat (gelb).",
+  "firstRun.title": "Eigenes Passwort wählen",
+  "firstRun.why":
+    "{name} hat sich mit einem erzeugten Passwort angemeldet (einmal auf der Konsole des Controllers ausgegeben oder von einem anderen Konto für " +
+    "Sie erstellt). Wählen Sie zuerst ein eigenes; das erzeugte gilt danach nicht mehr.",
+  "firstRun.current": "Erzeugtes Passwort",
+  "firstRun.next": "Neues Passwort",
+  "firstRun.again": "Neues Passwort wiederholen",
+  "firstRun.submit": "Mein Passwort setzen",
+  "firstRun.mismatch": "Die beiden neuen Passwörter sind verschieden. Geben Sie zweimal dasselbe Passwort ein.",
+  "firstRun.accounts":
+    "Weitere Konten (für einen weiteren Betreiber, einen Benutzer oder den Installateur) legen Sie unter Konten an, jeweils mit einer Rolle bis " +
+    "zu Ihrer eigenen.",
+  "firstRun.rule": "8 bis 255 Zeichen.",
 };

@@ -378,4 +378,16 @@ export const FR = {
   "history.captionSolar":
     "Énergie chargée (kWh) par jour ou par mois dans le fuseau horaire du contrôleur (bleu), et la part du soleil comptée par la gestion de " +
     "l'énergie (jaune).",
+  "firstRun.title": "Choisissez votre mot de passe",
+  "firstRun.why":
+    "{name} s'est connecté avec un mot de passe généré (affiché une fois sur la console du contrôleur, ou créé pour vous par un autre compte). " +
+    "Choisissez d'abord le vôtre ; le mot de passe généré ne fonctionnera plus.",
+  "firstRun.current": "Mot de passe généré",
+  "firstRun.next": "Nouveau mot de passe",
+  "firstRun.again": "Nouveau mot de passe (encore)",
+  "firstRun.submit": "Définir mon mot de passe",
+  "firstRun.mismatch": "Les deux nouveaux mots de passe diffèrent. Saisissez deux fois le même mot de passe.",
+  "firstRun.accounts":
+    "D'autres comptes (pour un autre exploitant, un utilisateur ou l'installateur) s'ajoutent sous Comptes, chacun avec un rôle jusqu'au vôtre.",
+  "firstRun.rule": "8 à 255 caractères.",
 };

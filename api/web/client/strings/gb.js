@@ -367,4 +367,15 @@ export const GB = {
   "history.caption": "Energy charged (kWh) per day or month in the controller's time zone; a transaction counts on the day it started.",
   "history.captionSolar":
     "Energy charged (kWh) per day or month in the controller's time zone (blue), and the part from the sun as energy management counted it " + "(yellow).",
+  "firstRun.title": "Choose your own password",
+  "firstRun.why":
+    "{name} logged in with a generated password (printed once on the controller's console, or made for you by another account). Choose your own " +
+    "before anything else; the generated one stops working.",
+  "firstRun.current": "Generated password",
+  "firstRun.next": "New password",
+  "firstRun.again": "New password again",
+  "firstRun.submit": "Set my password",
+  "firstRun.mismatch": "The two new passwords differ. Type the same password twice.",
+  "firstRun.accounts": "Further accounts (for another operator, a user or the installer) are added under Accounts, each with a role up to your own.",
+  "firstRun.rule": "8 to 255 characters.",
 };

@@ -373,4 +373,16 @@ export const NL = {
   "history.caption": "Geladen energie (kWh) per dag of maand in de tijdzone van de controller; een sessie telt op de dag waarop ze begon.",
   "history.captionSolar":
     "Geladen energie (kWh) per dag of maand in de tijdzone van de controller (blauw), en het deel van de zon zoals het energiebeheer het telde " + "(geel).",
+  "firstRun.title": "Kies uw eigen wachtwoord",
+  "firstRun.why":
+    "{name} is aangemeld met een gegenereerd wachtwoord (één keer getoond op de console van de controller, of voor u aangemaakt door een ander " +
+    "account). Kies eerst uw eigen wachtwoord; het gegenereerde werkt daarna niet meer.",
+  "firstRun.current": "Gegenereerd wachtwoord",
+  "firstRun.next": "Nieuw wachtwoord",
+  "firstRun.again": "Nieuw wachtwoord herhalen",
+  "firstRun.submit": "Mijn wachtwoord instellen",
+  "firstRun.mismatch": "De twee nieuwe wachtwoorden verschillen. Typ twee keer hetzelfde wachtwoord.",
+  "firstRun.accounts":
+    "Verdere accounts (voor een andere beheerder, een gebruiker of de installateur) voegt u toe onder Accounts, elk met een rol tot en met uw " + "eigen rol.",
+  "firstRun.rule": "8 tot 255 tekens.",
 };
