@@ -388,4 +388,5 @@ export const DE = {
     "Weitere Konten (für einen weiteren Betreiber, einen Benutzer oder den Installateur) legen Sie unter Konten an, jeweils mit einer Rolle bis " +
     "zu Ihrer eigenen.",
   "firstRun.rule": "8 bis 255 Zeichen.",
+  "whitelist.idRuleRfid": "RFID: die UID des Tags hexadezimal, wie der Leser sie meldet, 8, 14 oder 20 Ziffern (4, 7 oder 10 Byte), etwa 04A1B2C3.",
 };

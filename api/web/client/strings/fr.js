@@ -390,4 +390,5 @@ export const FR = {
   "firstRun.accounts":
     "D'autres comptes (pour un autre exploitant, un utilisateur ou l'installateur) s'ajoutent sous Comptes, chacun avec un rôle jusqu'au vôtre.",
   "firstRun.rule": "8 à 255 caractères.",
+  "whitelist.idRuleRfid": "RFID : l'UID du badge en hexadécimal tel que le lecteur le donne, 8, 14 ou 20 chiffres (4, 7 ou 10 octets), par exemple 04A1B2C3.",
 };

@@ -378,4 +378,5 @@ export const GB = {
   "firstRun.mismatch": "The two new passwords differ. Type the same password twice.",
   "firstRun.accounts": "Further accounts (for another operator, a user or the installer) are added under Accounts, each with a role up to your own.",
   "firstRun.rule": "8 to 255 characters.",
+  "whitelist.idRuleRfid": "RFID: the tag's UID in hex as the reader reports it, 8, 14 or 20 digits (4, 7 or 10 bytes), such as 04A1B2C3.",
 };

@@ -385,4 +385,5 @@ export const NL = {
   "firstRun.accounts":
     "Verdere accounts (voor een andere beheerder, een gebruiker of de installateur) voegt u toe onder Accounts, elk met een rol tot en met uw " + "eigen rol.",
   "firstRun.rule": "8 tot 255 tekens.",
+  "whitelist.idRuleRfid": "RFID: de UID van de tag in hex zoals de lezer die meldt, 8, 14 of 20 cijfers (4, 7 of 10 bytes), zoals 04A1B2C3.",
 };
