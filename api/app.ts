@@ -25,6 +25,7 @@ import { whitelistRoutes } from './routes/whitelist.js';
 import { webRoutes } from './web/routes.js';
 import { documentRoutes } from './routes/docs.js';
 import { networkRoutes } from './routes/network.js';
+import { timeRoutes } from './routes/time.js';
 import type { DocMethod, DocumentedRoute } from './openapi.js';
 import { clientAddress, type ApiApp, type AppContext, type AppDeps, type AppEnv, type AppHandler, type BodyIntake, type Router } from './types.js';
 
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): ApiApp {
   eventRoutes(router, deps);
   if (deps.chargeControl) chargeRoutes(router, deps, deps.chargeControl);
   if (deps.networkStatus) networkRoutes(router, deps.networkStatus);
+  if (deps.controllerTime) timeRoutes(router, deps.controllerTime);
   if (deps.restart) restartRoutes(router, deps, deps.restart);
   if (deps.fieldService) {
     fieldServiceRoutes(router, deps, deps.fieldService);

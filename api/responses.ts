@@ -62,6 +62,9 @@ export const CompletedTransaction = v.object({
   endTransaction: dateTime,
   consumption: int,
   maxPower: int,
+  meterStartWh: v.pipe(int, v.description('Extension: the meter register at the start (Wh)')),
+  meterStopWh: v.pipe(int, v.description('Extension: the meter register at the end (Wh); consumption is meterStopWh - meterStartWh')),
+  stopReason: v.optional(v.pipe(v.string(), v.description('Extension: why it ended (OCPP stop reason: EVDisconnected, Local, Remote, Reboot, PowerLoss, …)'))),
   unmetered: v.optional(
     v.pipe(
       v.array(v.object({ from: dateTime, to: dateTime })),
@@ -232,7 +235,14 @@ export const Dashboard = v.object({
 });
 
 const RoleName = v.picklist(ROLES);
-export const SessionInfo = v.object({ username: v.string(), role: RoleName });
+export const SessionInfo = v.object({
+  username: v.string(),
+  role: RoleName,
+  passwordChangeRequired: v.pipe(
+    v.boolean(),
+    v.description('The password was generated (the first start’s, or one made by another account): the web interface asks for a new one'),
+  ),
+});
 export const Account = v.object({ username: v.string(), role: RoleName, createdAt: dateTime });
 export const AccountWithPassword = v.object({
   ...Account.entries,

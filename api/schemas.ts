@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { charCount } from '../services/errors.js';
 import { documented } from './openapi.js';
 import { ROLES } from '../db/schema.js';
-import { TAG_PRIORITIES, TAG_TYPES } from '../services/whitelist.js';
+import { RFID_ID_RULE, RFID_UID, rfidIdValid, TAG_PRIORITIES, TAG_TYPES } from '../services/whitelist.js';
 
 /** Request shapes of the spec, in one place. Lengths count characters (code points), as the spec does. */
 
@@ -42,7 +42,7 @@ export const TagId = v.pipe(
   ),
 );
 
-export const WhitelistEntry = v.object({
+const WhitelistEntryFields = v.object({
   id: TagId,
   tagType: v.optional(v.picklist(TAG_TYPES, `tagType must be one of ${TAG_TYPES.join(', ')}`)),
   number: v.optional(
@@ -57,6 +57,19 @@ export const WhitelistEntry = v.object({
   userid: v.optional(Uuid),
   priority: v.optional(v.picklist(TAG_PRIORITIES, `priority must be one of ${TAG_PRIORITIES.join(', ')}`)),
 });
+type WhitelistEntryFields = v.InferOutput<typeof WhitelistEntryFields>;
+
+export const WhitelistEntry = v.pipe(
+  WhitelistEntryFields,
+  // An RFID tag's id is the UID its reader reports; other types keep the spec's plain string.
+  documented(
+    v.forward(
+      v.check((e: WhitelistEntryFields) => e.tagType !== 'RFID' || rfidIdValid(e.id), RFID_ID_RULE),
+      ['id'],
+    ),
+    { if: { properties: { tagType: { const: 'RFID' } }, required: ['tagType'] }, then: { properties: { id: { type: 'string', pattern: RFID_UID.source } } } },
+  ),
+);
 
 const LocalType = v.literal('local', 'type must be "local" (the only whitelist type)');
 

@@ -6,6 +6,7 @@ import type { ChargingService } from '../services/charging.js';
 import type { EnergyControl } from '../services/energy/contracts.js';
 import type { EnergyHistory } from '../services/energy-history.js';
 import type { NetworkStatusService } from '../services/network-status.js';
+import type { ControllerTime } from '../services/controller-time.js';
 import type { EnergyInputsService } from '../services/energy/inputs.js';
 import type { EventLog } from '../services/events.js';
 import type { Backups } from '../services/field-service/backup.js';
@@ -73,6 +74,8 @@ export interface AppDeps {
   inspector?: Inspector | undefined;
   /** The energy history by day and month (the /v1/energy/history extension). */
   energyHistory?: EnergyHistory | undefined;
+  /** The controller's time, time zone and time source (the /v1/time extension). */
+  controllerTime?: ControllerTime | undefined;
   /** The network now and the OCPP and MQTT connections (the /v1/network extension). */
   networkStatus?: NetworkStatusService | undefined;
   /** The energy inputs: with them, the /v1/energy push endpoints. */

@@ -51,6 +51,7 @@ import type { EnergyControl } from '../services/energy/contracts.js';
 import { createMqttService, type MqttService } from '../services/mqtt/index.js';
 import { createSiteLink, scaledSiteLinkParams, siteMembershipInputOf, type SiteLinkService } from '../services/energy/site-link.js';
 import { networkCheck } from '../services/network-check.js';
+import { createControllerTime } from '../services/controller-time.js';
 import { createConnectionState, createNetworkStatus } from '../services/network-status.js';
 import { createNetwork, createNmcli, createSimulatedNetwork, networkSettingsOf } from '../services/network.js';
 import { createNfcService, type NfcService } from '../services/nfc/index.js';
@@ -112,7 +113,7 @@ export interface ControllerOptions {
   energyInputs?: EnergyInputs;
   /** The site link (several chargers on one grid connection); none by default. */
   siteLink?: SiteLink | null;
-  /** The time zone of schedules and of today's energy (default: the process's). */
+  /** The operating system's time zone as the controller sees it (tests; default: the process's); the TimeZone setting wins. */
   timeZone?: string;
   /** Energy management's control (tests: a double), shown and steered by the API, MQTT and the web interface. */
   energy?: EnergyControl;
@@ -230,6 +231,9 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const network = createNetwork(config.hardware === 'rpi' ? createNmcli() : createSimulatedNetwork(), logger);
   void network.unavailable(); // asked once, now: a settings write checks it
   const settings = await createSettings(database, { now, computed: () => computedValues(now), events, check: networkCheck(network) });
+  // The one time zone of schedules, local days, the web interface and its exports: the TimeZone setting, else the system's.
+  const controllerTime = createControllerTime({ now, settings, systemZone: options.timeZone });
+  const timeZone = controllerTime.timeZone;
   events.retain(() => ({ kept: settings.get('EventLogSize'), maxAgeDays: settings.get('EventLogMaxAge') }));
   const charging = createChargingService({ transactions: services.transactions, whitelist: services.whitelist, now, timers: clock, logger, events });
   const diagnostics = createDiagnostics({ database, settings, metrics, log: recentLogOf(logger), now });
@@ -251,6 +255,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     setTime: (ms) => {
       wall.setOffset(wall.offsetTo(ms));
       core.send({ type: 'clock', offsetMs: wall.offset() });
+      controllerTime.setByCentralSystem();
     },
     ...(options.ocppFrame ? { frame: options.ocppFrame } : {}),
   });
@@ -309,7 +314,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     gridPowerW: () => energyInputs.inputs.gridPowerW(),
   });
   settings.onChange(() => site.configure());
-  const todayStore = await openTodayStore({ database, now, timeZone: options.timeZone, logger });
+  const todayStore = await openTodayStore({ database, now, timeZone, logger });
   const energy = createEnergyManager({
     clock,
     now,
@@ -322,7 +327,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     inputs: options.energyInputs ?? energyInputs.inputs,
     site: options.siteLink ?? site,
     logger,
-    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    timeZone,
     todayStore,
   });
   // Energy management as shown and steered (tests may show a double instead).
@@ -390,7 +395,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     events,
     simulator,
     energyInputs: energyInputs.inputs,
-    energyHistory: createEnergyHistory(database, { timeZone: options.timeZone }),
+    energyHistory: createEnergyHistory(database, { timeZone }),
+    controllerTime,
     networkStatus: createNetworkStatus({
       backend: { read: connections.backend.read, configured: () => settings.get('OcppUrl') !== '' },
       mqtt: { read: connections.mqtt.read, configured: () => settings.get('MqttEnabled') === 1 },

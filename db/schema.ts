@@ -18,6 +18,8 @@ export const accounts = sqliteTable('accounts', {
   password: text('password').notNull(),
   role: text('role', { enum: ROLES }).notNull(),
   createdAt: integer('created_at').notNull(),
+  /** The password was generated (shown once, on the console or to whoever made it): the web interface asks for a new one. */
+  passwordOneTime: integer('password_one_time', { mode: 'boolean' }).notNull().default(false),
 });
 
 /** Charging users (spec 2.11), referenced by whitelist entries and transactions. */

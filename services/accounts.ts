@@ -161,6 +161,12 @@ export function createAccounts(database: Database, now: () => number = Date.now,
   };
 
   return {
+    /** True while the account's password is one that was generated (the web interface asks for a new one). */
+    async passwordOneTime(username: string): Promise<boolean> {
+      const row = await database.db.query.accounts.findFirst({ where: eq(accounts.username, username), columns: { passwordOneTime: true } });
+      return row?.passwordOneTime ?? false;
+    },
+
     async find(username: string): Promise<(Account & { standing: string }) | null> {
       const row = await database.db.query.accounts.findFirst({ where: eq(accounts.username, username) });
       return row ? { username: row.username, password: row.password, role: row.role, standing: standingOf(row) } : null;
@@ -193,7 +199,10 @@ export function createAccounts(database: Database, now: () => number = Date.now,
         guard(actor, rows).mayGive(role);
         if (rows.some((r) => r.username === username)) throw invalid(`The account ${JSON.stringify(username)} exists already`);
         await checkRoom(tx);
-        const [row] = await tx.insert(accounts).values({ username, role, password: chosen, createdAt: now() }).returning();
+        const [row] = await tx
+          .insert(accounts)
+          .values({ username, role, password: chosen, createdAt: now(), passwordOneTime: password === undefined })
+          .returning();
         return { account: summary(row!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
       });
       record(actor, { kind: 'account_created', username, role });
@@ -231,7 +240,11 @@ export function createAccounts(database: Database, now: () => number = Date.now,
           const row = rows.find((r) => r.username === username);
           if (!row || !secretEquals(row.password, current!)) throw forbidden('The current password is wrong');
         } else guard(actor, rows).target(username);
-        const [updated] = await tx.update(accounts).set({ password: chosen }).where(eq(accounts.username, username)).returning();
+        const [updated] = await tx
+          .update(accounts)
+          .set({ password: chosen, passwordOneTime: password === undefined })
+          .where(eq(accounts.username, username))
+          .returning();
         return { account: summary(updated!), ...(password === undefined ? { generatedPassword: chosen } : {}) };
       });
       record(actor, { kind: 'account_password_reset', username });
@@ -262,7 +275,7 @@ export function createAccounts(database: Database, now: () => number = Date.now,
         const existing = rows.find((r) => r.username === username);
         if (existing) {
           guard('owner', rows).keepsHighest(existing, role);
-          await tx.update(accounts).set({ role, password }).where(eq(accounts.username, username));
+          await tx.update(accounts).set({ role, password, passwordOneTime: false }).where(eq(accounts.username, username));
           return { added: false, previousRole: existing.role };
         }
         if (!validUsername(username)) throw invalid(`The user name must be ${USERNAME_RULE}`);
@@ -298,9 +311,11 @@ export type Accounts = ReturnType<typeof createAccounts>;
  * Adds the built-in `operator` account (role operator) with `password`, or a generated one; answers the password.
  * The first start calls it on a database without accounts, a factory reset in the write that empties the database.
  */
-export async function addInitialOperator(tx: WriteTx, createdAt: number, password: string = generatePassword()): Promise<string> {
-  await tx.insert(accounts).values({ username: INITIAL_OPERATOR, role: 'operator', password, createdAt });
-  return password;
+export async function addInitialOperator(tx: WriteTx, createdAt: number, password?: string): Promise<string> {
+  const chosen = password ?? generatePassword();
+  // A generated password was printed once on the console: the first login in the web interface replaces it.
+  await tx.insert(accounts).values({ username: INITIAL_OPERATOR, role: 'operator', password: chosen, createdAt, passwordOneTime: password === undefined });
+  return chosen;
 }
 
 type AccountEvent = Extract<ControllerEvent, { kind: `account_${string}` }>;

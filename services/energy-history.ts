@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { energyDays, transactionDays, transactions } from '../db/schema.js';
 import { localDay } from './energy/today.js';
 import { invalid } from './errors.js';
+import { systemTimeZone } from './time-zone.js';
 import { completedIn } from './transactions.js';
 
 /**
@@ -64,11 +65,13 @@ export function periodsOf(by: HistoryBy, from: string, to: string): string[] {
   return out;
 }
 
-export function createEnergyHistory(database: Database, options: { timeZone?: string | undefined } = {}) {
-  const timeZone = options.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+/** `timeZone`: the controller's as it is now (the TimeZone setting, services/time-zone.ts). */
+export function createEnergyHistory(database: Database, options: { timeZone?: (() => string) | undefined } = {}) {
+  const zone = options.timeZone ?? systemTimeZone;
   return {
-    timeZone,
+    timeZone: zone,
     async read(by: HistoryBy, from: string, to: string): Promise<EnergyHistoryView> {
+      const timeZone = zone();
       const periods = periodsOf(by, from, to);
       const firstDay = by === 'day' ? from : `${from}-01`;
       const lastDay = by === 'day' ? to : `${to}-31`;

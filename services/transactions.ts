@@ -15,6 +15,11 @@ export interface CompletedTransaction {
   endTransaction: string;
   consumption: number;
   maxPower: number;
+  /** Extension (billing): the meter's register at the start and at the end (Wh); consumption is their difference. */
+  meterStartWh: number;
+  meterStopWh: number;
+  /** Extension (billing): why it ended, as OCPP names it (EVDisconnected, Local, Remote, Reboot, PowerLoss, …). */
+  stopReason?: string;
   /**
    * Extension: the parts of the transaction no meter reading covers (the meter did not answer at its start or at its
    * end); their energy is not in `consumption`. Present only when there are such parts.
@@ -84,6 +89,8 @@ const COMPLETED_JSON = sql<string>`'{"transactionId":' || json_quote(${transacti
   || ${optional('userId', sql`${transactions.userId}`)}
   || ',"startTransaction":"' || ${isoOf(sql`${transactions.startedAt}`)} || '","endTransaction":"' || ${isoOf(ENDED)} || '"'
   || ',"consumption":' || (${transactions.meterLastWh} - ${transactions.meterStartWh}) || ',"maxPower":' || ${transactions.maxPowerW}
+  || ',"meterStartWh":' || ${transactions.meterStartWh} || ',"meterStopWh":' || ${transactions.meterLastWh}
+  || ${optional('stopReason', sql`${transactions.stopReason}`)}
   || CASE
        WHEN ${transactions.meterStartAt} IS NULL OR ${transactions.meterLastAt} IS NULL
          THEN ',"unmetered":[' || ${interval(sql`${transactions.startedAt}`, ENDED)} || ']'

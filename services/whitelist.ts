@@ -1,9 +1,14 @@
 import { count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { inChunks, type Database, type WriteTx } from '../db/client.js';
 import { TAG_PRIORITIES, TAG_TYPES, users, whitelist, whitelistRemovedDuplicates } from '../db/schema.js';
+import { RFID_UID } from '../drivers/rfid/uid.js';
 import { invalid, listIds, notFound } from './errors.js';
 
-export { TAG_PRIORITIES, TAG_TYPES };
+export { RFID_UID, TAG_PRIORITIES, TAG_TYPES };
+
+/** The rule for the id of an entry of tagType RFID (the form readers report; the simulator's reader refuses others). */
+export const RFID_ID_RULE = 'id of an RFID tag must be its UID in hex: 4, 7 or 10 bytes (8, 14 or 20 hex digits)';
+export const rfidIdValid = (id: string): boolean => RFID_UID.test(id);
 
 /** Most entries the local whitelist holds (as OCPP's LocalAuthListMaxLength bounds a local list). */
 export const WHITELIST_CAPACITY = 1000;

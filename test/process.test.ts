@@ -208,6 +208,9 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
         endTransaction: expect.any(String),
         consumption,
         maxPower: expect.any(Number),
+        meterStartWh: expect.any(Number),
+        meterStopWh: expect.any(Number),
+        stopReason: 'PowerLoss',
       },
     ]);
     expect(list.json[0].maxPower).toBeGreaterThan(10_000);

@@ -178,6 +178,9 @@ describe('UI strings in four languages', () => {
       ['energy.source', LIMIT_SOURCES],
       ['energy.mode', SOLAR_MODES],
       ['energy.solar', SOLAR_STATES],
+      // The event log view's topics and periods (views/events.js).
+      ['events.topic', ['faults', 'sessions', 'settings', 'logins', 'other']],
+      ['events.period', ['1', '24', '168', '720', '0']],
     ];
     for (const [family, values] of families) for (const v of values) expect(keys.has(`${family}.${v}`), `${family}.${v}`).toBe(true);
   });

@@ -28,9 +28,9 @@ export function accountRoutes(router: Router, { accounts, sessions }: AppDeps): 
       GET: {
         summary: 'Who is logged in (extension)',
         responses: { 200: { description: "The session's account and role", body: SessionInfo } },
-        handle: (c) => {
+        handle: async (c) => {
           const { username, role } = c.var.session;
-          return c.json({ username, role });
+          return c.json({ username, role, passwordChangeRequired: await accounts.passwordOneTime(username) });
         },
       },
     },

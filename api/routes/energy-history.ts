@@ -40,7 +40,7 @@ export function energyHistoryRoutes(router: Router, deps: { history: EnergyHisto
         handle: async (c) => {
           const q = parseWith(Query, { by: c.req.query('by'), from: c.req.query('from'), to: c.req.query('to') }, 'The query');
           const by = q.by ?? 'day';
-          const range = defaultRange(by, localDay(now(), history.timeZone));
+          const range = defaultRange(by, localDay(now(), history.timeZone()));
           return c.json(await history.read(by, q.from ?? range.from, q.to ?? range.to));
         },
       },

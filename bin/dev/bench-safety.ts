@@ -377,7 +377,7 @@ export async function benchSafety(root: string): Promise<boolean> {
     const headers = { authorization: session, 'content-type': 'application/json' };
     const pairs = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [String(i).padStart(256, 'k'), 'v'.repeat(1000)]));
     const tags = Array.from({ length: 1000 }, (_, i) => ({
-      id: `BENCH${String(i).padStart(6, '0')}`,
+      id: `BE${String(i).padStart(6, '0')}`, // an RFID UID: 8 hex digits
       tagType: 'RFID',
       number: i,
       name: 'n'.repeat(100),

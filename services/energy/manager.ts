@@ -53,8 +53,8 @@ export interface EnergyManagerDeps {
   inputs: EnergyInputs;
   site: SiteLink | null;
   logger: Logger;
-  /** The controller's time zone (undefined: the process's). */
-  timeZone?: string;
+  /** The controller's time zone as it is now (the TimeZone setting; undefined: the process's). */
+  timeZone?: () => string;
   /** Keeps today's energy by origin across a restart (today-store.ts); in memory only without it. */
   todayStore?: Pick<TodayStore, 'restored' | 'record'>;
 }
@@ -162,7 +162,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       gridOperator: inputs.gridOperator(),
       site: site?.share() ?? null,
       solar: { mode: 'fast', surplusW, run: true },
-      schedule: windows === null ? null : { allowed: scheduleAllows(windows, at, timeZone) },
+      schedule: windows === null ? null : { allowed: scheduleAllows(windows, at, timeZone?.()) },
       userLimitA: charging.limits.get('pause')?.amps ?? null,
       sessionLimit: session !== null && sessionLimitReached(session, s.sessionLimits, at) !== null,
       // With no vehicle nothing draws: the ramp starts with the vehicle (its first current after a pause is 6 A).
@@ -170,7 +170,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
     };
     // Departure: when the energy missing needs the time left at the current every other limit allows, charge as Fast.
     const fast = allocate(input, { ...ENERGY_DEFAULTS, rampUpA: s.rampUpA });
-    const urgent = session !== null && departureUrgent(s.departure, session, fast.targetA, phases.actual, at, timeZone);
+    const urgent = session !== null && departureUrgent(s.departure, session, fast.targetA, phases.actual, at, timeZone?.());
     const mode: SolarMode = urgent ? 'fast' : s.mode;
 
     if (JSON.stringify(s.solar) !== solarParams) {
@@ -208,7 +208,7 @@ export function createEnergyManager(deps: EnergyManagerDeps): EnergyManager {
       });
     }
 
-    today = addStep(today, at, tx ? drawW : 0, surplusFresh ? surplusW.value : null, timeZone);
+    today = addStep(today, at, tx ? drawW : 0, surplusFresh ? surplusW.value : null, timeZone?.());
     deps.todayStore?.record(today, txId);
     const grid = inputs.gridPowerW();
     const operator = inputs.gridOperator();

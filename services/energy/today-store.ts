@@ -21,8 +21,8 @@ export interface TodayStoreDeps {
   database: Database;
   /** Wall-clock time (UTC ms), as the allocator loop's steps. */
   now: () => number;
-  /** The controller's time zone (undefined: the process's). */
-  timeZone?: string | undefined;
+  /** The controller's time zone as it is now (the TimeZone setting; undefined: the process's). */
+  timeZone?: (() => string) | undefined;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -35,7 +35,7 @@ export interface TodayStoreDeps {
 export async function openTodayStore(deps: TodayStoreDeps): Promise<TodayStore> {
   const { database, now, timeZone, logger } = deps;
   const [row] = await database.db.select().from(energyToday).where(eq(energyToday.id, ROW_ID));
-  const day = localDay(now(), timeZone);
+  const day = localDay(now(), timeZone?.());
   let saved: TodaySaved | null = row ? { day: row.day, solarWh: row.solarWh, gridWh: row.gridWh, at: row.savedAt } : null;
   // `at` 0: the restored figures have no previous step, so the first step after the start adds nothing for the gap.
   const restored = row && row.day === day ? { day, solarWh: row.solarWh, gridWh: row.gridWh, at: 0 } : null;

@@ -3,6 +3,7 @@ import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../ener
 import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
 import { EVENT_LOG_SETTINGS } from '../event-log-settings.js';
 import { SITE_SETTINGS } from '../energy/site-settings.js';
+import { TIME_ZONE_SETTINGS } from '../time-zone-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
 import { LOGGER_SETTINGS } from '../logger-settings.js';
 import { MQTT_SETTINGS } from '../mqtt/settings.js';
@@ -38,6 +39,7 @@ const DECLARED = {
   ...SITE_SETTINGS,
   ...WHITELIST_SETTINGS,
   ...I18N_SETTINGS,
+  ...TIME_ZONE_SETTINGS,
   ...IDENTITY_SETTINGS,
   ...LOGGER_SETTINGS,
   ...EVENT_LOG_SETTINGS,
@@ -141,6 +143,7 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
     key: 'system',
     sub_groups: [
       { key: 'language', label: { gb: 'Language', de: 'Sprache', nl: 'Taal', fr: 'Langue' }, fields: ['Language'] },
+      { key: 'time', label: { gb: 'Time', de: 'Zeit', nl: 'Tijd', fr: 'Heure' }, fields: keys(TIME_ZONE_SETTINGS) },
       { key: 'info', label: { gb: 'Information', de: 'Information', nl: 'Informatie', fr: 'Informations' }, fields: keys(IDENTITY_SETTINGS) },
       {
         key: 'logging',
@@ -178,7 +181,15 @@ function fieldOf(key: string, d: Declaration): FieldDef {
   switch (d.type) {
     case 'string': {
       const hint = d.hint ? { patternHint: d.hint.gb.replace('{default}', d.default) } : {};
-      return { ...base, type: 'string', default: d.default, length: [...d.length], ...(d.pattern ? { pattern: d.pattern } : {}), ...hint };
+      return {
+        ...base,
+        type: 'string',
+        default: d.default,
+        length: [...d.length],
+        ...(d.pattern ? { pattern: d.pattern } : {}),
+        ...(d.accepts ? { accepts: d.accepts } : {}),
+        ...hint,
+      };
     }
     case 'int':
       return { ...base, type: 'int', default: d.default, range: [...d.range] };

@@ -76,7 +76,8 @@ export function checkValue(field: FieldDef, raw: unknown, texts: SettingsTexts =
       if (n < min || n > max) return { ok: false, reason: reasons.length(min, max) };
       // eslint-disable-next-line no-control-regex -- control characters are what it refuses
       if (/[\u0000-\u001f\u007f]/.test(raw)) return { ok: false, reason: reasons.control };
-      if (field.pattern && !field.pattern.test(raw)) return { ok: false, reason: reasons.pattern(texts.hint(field)) };
+      if ((field.pattern && !field.pattern.test(raw)) || (field.accepts && !field.accepts(raw)))
+        return { ok: false, reason: reasons.pattern(texts.hint(field)) };
       return { ok: true, value: raw };
     }
     case 'int': {

@@ -35,9 +35,19 @@ interface DeclarationBase {
   writeOnly?: boolean;
 }
 
-/** One setting as its feature declares it. `hint`: the form a pattern asks for (`{default}`: the default). */
+/**
+ * One setting as its feature declares it. `hint`: the form a pattern asks for (`{default}`: the default); `accepts`: a
+ * check beyond the pattern's (a time zone the runtime knows), refused with the same hint.
+ */
 export type Declaration =
-  | (DeclarationBase & { type: 'string'; default: string; length: readonly [number, number]; pattern?: RegExp; hint?: Text })
+  | (DeclarationBase & {
+      type: 'string';
+      default: string;
+      length: readonly [number, number];
+      pattern?: RegExp;
+      accepts?: (value: string) => boolean;
+      hint?: Text;
+    })
   | (DeclarationBase & { type: 'int'; default: number; range: readonly [number, number] })
   | (DeclarationBase & { type: 'enum'; default: number; options: readonly { readonly value: number; readonly label: Text }[] })
   | (DeclarationBase & { type: 'triple'; default: readonly [number, number, number]; range: readonly [number, number] });
@@ -89,7 +99,7 @@ interface FieldBase extends Omit<DeclarationBase, 'label' | 'description' | 'mod
 
 /** A setting as the mechanism checks, stores and shows it. `patternHint`: English, `{default}` filled in. */
 export type FieldDef =
-  | (FieldBase & { type: 'string'; default: string; length: [number, number]; pattern?: RegExp; patternHint?: string })
+  | (FieldBase & { type: 'string'; default: string; length: [number, number]; pattern?: RegExp; accepts?: (value: string) => boolean; patternHint?: string })
   | (FieldBase & { type: 'int'; default: number; range: [number, number] })
   | (FieldBase & { type: 'enum'; default: number; options: EnumOption[] })
   | (FieldBase & { type: 'triple'; default: [number, number, number]; range: [number, number] });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Role } from '../../db/schema.js';
 import { loginProof } from '../../machines/secrets.js';
 import { FAILED, OPERATOR_PASSWORD, startHarness, type Harness, type HttpResult } from '../harness.js';
+import { until } from '../processes.js';
 
 /** The /v1/accounts and /v1/session extensions over HTTP (rules in services/accounts.ts, shared with the CLI). */
 
@@ -35,8 +36,8 @@ const canLogIn = async (username: string, password: string) => {
 
 describe('/v1/session', () => {
   test('answers the logged-in account and its role, for every role', async () => {
-    expect((await as('viewer', 'GET', '/v1/session')).json).toEqual({ username: 'viewer', role: 'user' });
-    expect((await as('tech', 'GET', '/v1/session')).json).toEqual({ username: 'tech', role: 'installer' });
+    expect((await as('viewer', 'GET', '/v1/session')).json).toEqual({ username: 'viewer', role: 'user', passwordChangeRequired: false });
+    expect((await as('tech', 'GET', '/v1/session')).json).toEqual({ username: 'tech', role: 'installer', passwordChangeRequired: false });
     expect((await h.http('GET', '/v1/session')).status).toBe(401);
     expect((await as('tech', 'POST', '/v1/session')).status).toBe(400);
   });
@@ -205,6 +206,45 @@ describe('the last account of the highest role present', () => {
       await accounts.set('second', 'operator', PASSWORD);
       await accounts.remove('owner', 'operator');
       expect((await accounts.list()).map((a) => `${a.username}:${a.role}`)).toEqual(['second:operator']);
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
+
+describe('one-time passwords (first run)', () => {
+  test('a generated password asks for a new one until the account chooses its own; one chosen for it by another does not', async () => {
+    const generated = (await h.controller.accounts.add('owner', 'newcomer', 'user')).generatedPassword!;
+    const required = async (password: string) => {
+      current = undefined; // this login ends the one `as` keeps
+      const session = await h.login('newcomer', password);
+      return (await h.http('GET', '/v1/session', { session })).json.passwordChangeRequired;
+    };
+    expect(await required(generated)).toBe(true);
+    current = undefined;
+    const session = await h.login('newcomer', generated);
+    const own = { password: 'newcomer-own-1', currentPassword: generated };
+    expect((await h.http('POST', '/v1/accounts/newcomer/password', { session, body: own })).status).toBe(200);
+    expect((await h.http('GET', '/v1/session', { session })).json.passwordChangeRequired).toBe(false);
+
+    const reset = await as('boss', 'POST', '/v1/accounts/newcomer/password');
+    expect(reset.json, reset.text).toHaveProperty('password');
+    expect(await required(reset.json.password)).toBe(true);
+    expect((await as('boss', 'POST', '/v1/accounts/newcomer/password', { password: 'chosen-for-you-1' })).status).toBe(200);
+    expect(await required('chosen-for-you-1')).toBe(false);
+    current = undefined;
+  });
+
+  test('the first start’s generated operator password is one-time, one given by OPERATOR_PASSWORD is not', async () => {
+    expect((await as('operator', 'GET', '/v1/session')).json.passwordChangeRequired).toBe(false);
+    const shown: string[] = [];
+    // No OPERATOR_PASSWORD: the first start generates one and shows it once.
+    const env = { OPERATOR_PASSWORD: undefined } as unknown as Record<string, string>;
+    const fresh = await startHarness({ env, showInitialPassword: (_u, password) => shown.push(password) });
+    try {
+      await until('the password shown', () => shown.length > 0);
+      const session = await fresh.login('operator', shown[0]!);
+      expect((await fresh.http('GET', '/v1/session', { session })).json.passwordChangeRequired).toBe(true);
     } finally {
       await fresh.stop();
     }

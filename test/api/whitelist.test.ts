@@ -186,3 +186,18 @@ test('an id named twice in one request is refused (400) for every command, DELET
   }
   expect(await list()).toEqual([{ id: 'X9' }, { id: 'Y9' }]);
 });
+
+test('an RFID entry’s id is a UID in hex of 4, 7 or 10 bytes; other types keep a plain string (issue 33)', async () => {
+  for (const id of ['04A1B2C3', '04a1b2c3d4e5f6', '04A1B2C3D4E5F6A7B8C9']) expect((await add([{ id, tagType: 'RFID' }])).status, id).toBe(200);
+  for (const id of ['04A1B2C3D4', 'CARD-1', '04A1B2C', '04:A1:B2:C3', '04A1B2C3D4E5F6A7B8C9D0']) {
+    const res = await add([
+      { id: 'E0E1E2E3', tagType: 'RFID' },
+      { id, tagType: 'RFID' },
+    ]);
+    expect([id, res.status, res.json]).toEqual([id, 400, FAILED]);
+    expect(res.text).toMatch(/RFID tag must be its UID in hex: 4, 7 or 10 bytes \(8, 14 or 20 hex digits\)/);
+  }
+  // Nothing of a refused request is added.
+  expect((await list()).map((t: { id: string }) => t.id)).not.toContain('E0E1E2E3');
+  expect((await add([{ id: 'CARD-1', tagType: 'NFC' }, { id: 'CARD-2' }, { id: 'AA:BB', tagType: 'EVCCID' }])).status).toBe(200);
+});

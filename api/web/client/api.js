@@ -137,7 +137,8 @@ export async function login(username, password) {
     const before = interrupted.peek();
     // Another account than the interrupted one starts afresh (its views are not that account's work).
     if (before && (before.username !== who.username || before.role !== who.role)) interrupted.value = null;
-    session.value = { id: answer.session.id, username: who.username, role: who.role };
+    // mustChange: a generated password, replaced first (views/first-run.js).
+    session.value = { id: answer.session.id, username: who.username, role: who.role, mustChange: who.passwordChangeRequired === true };
     logoutReason.value = null;
   });
   interrupted.value = null;
@@ -153,7 +154,14 @@ export function abandonInterrupted() {
  * ends it with the reason. Also on returning to the tab, so a login elsewhere is noticed when the person is back.
  */
 export function checkSession() {
-  if (session.peek()) request('GET', '/v1/session').catch(() => undefined);
+  const current = session.peek();
+  if (!current) return;
+  request('GET', '/v1/session')
+    .then((r) => {
+      const mustChange = r.ok && r.json.passwordChangeRequired === true;
+      if (r.ok && session.peek() === current && mustChange !== Boolean(current.mustChange)) session.value = { ...current, mustChange };
+    })
+    .catch(() => undefined);
 }
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') checkSession();

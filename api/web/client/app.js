@@ -7,10 +7,13 @@ import { computed, effect, signal } from '@preact/signals';
 import { account, checkSession, logout, messages, offline, refreshMessages, restartController, restarting, roleAtLeast, session } from './api.js';
 import { t } from './i18n.js';
 import { LanguageSwitch } from './language-switch.js';
+import './clock.js'; // the controller's time zone for every time shown
 import { clearSettings, fieldsByKey, GROUP_KEYS, loadSettings, rebootPending, rebootRequired, visibleGroups } from './settings-store.js';
 import { ConfirmButton, Heading, html, refusal } from './ui.js';
 import { Accounts } from './views/accounts.js';
 import { Dashboard } from './views/dashboard.js';
+import { Events } from './views/events.js';
+import { FirstRun } from './views/first-run.js';
 import { FieldService } from './views/field-service.js';
 import { Login, LoginDialog } from './views/login.js';
 import { Messages } from './views/messages.js';
@@ -35,6 +38,7 @@ const VIEWS = computed(() => [
   { path: 'users', label: t('nav.users'), view: () => html`<${Users} />` },
   { path: 'transactions', label: t('nav.transactions'), view: () => html`<${Transactions} />` },
   { path: 'messages', label: t('nav.messages'), badge: true, view: () => html`<${Messages} />` },
+  { path: 'events', label: t('nav.events'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Events} />` },
   { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Accounts} />` },
   { path: 'service', label: t('nav.service'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${FieldService} />` },
 ]);
@@ -139,6 +143,7 @@ function Shell() {
 function App() {
   const who = account.value;
   if (!who) return html`<${Login} />`;
+  if (session.value && session.value.mustChange) return html`<${FirstRun} />`;
   return html`<${Shell} key=${who.username} />${!session.value && html`<${LoginDialog} />`}`;
 }
 

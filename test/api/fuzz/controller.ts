@@ -272,7 +272,8 @@ export const SEED_MAP: Record<string, string> = { 'seed-key-1': 'one', 'seed-key
 export const SEED_KEYS = Object.keys(SEED_MAP);
 export const SEED_TAG_IDS = ['SEED-TAG-1', 'SEED-TAG-2', 'SEED-TAG-3'];
 export const seedTags = (): Tag[] => [
-  { id: 'SEED-TAG-1', tagType: 'RFID', number: 1, name: 'Seed one', userid: seedUsers[0]!, priority: 'HIGH' },
+  // An RFID entry's id must be a hex UID (issue 33): the seed's ids are names, so it is of type EVCCID.
+  { id: 'SEED-TAG-1', tagType: 'EVCCID', number: 1, name: 'Seed one', userid: seedUsers[0]!, priority: 'HIGH' },
   { id: 'SEED-TAG-2' },
   { id: 'SEED-TAG-3', tagType: 'NFC', name: 'Seed three' },
 ];

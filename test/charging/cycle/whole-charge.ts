@@ -96,6 +96,9 @@ describe('a whole charge through the API and the simulator', () => {
         endTransaction: expect.any(String),
         consumption: 1840 + 184 + 0, // 10 min + 1 min of charging (nothing while paused)
         maxPower: 11040,
+        meterStartWh: expect.any(Number),
+        meterStopWh: expect.any(Number),
+        stopReason: 'Local',
       },
     ]);
     expect((await c.api('GET', '/v1/transactions/summary')).json).toEqual({ transactionCount: 1, totalDuration: 660, totalConsumption: 2024 });

@@ -2,14 +2,16 @@
 // and duration, the levers on it (views/charge-controls.js), the temperature, the active messages, and a live power
 // chart of the running session (uPlot); with energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
 // dashboard.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { messages, refreshMessages, request, session } from '../api.js';
-import { lang, t } from '../i18n.js';
-import { amps, celsius, clockTime, dateTime, duration, kW, kWh } from '../format.js';
+import { controllerNow } from '../clock.js';
+import { t } from '../i18n.js';
+import { amps, celsius, dateTime, duration, kW, kWh } from '../format.js';
 import { Heading, html } from '../ui.js';
 import { ChargeControls } from './charge-controls.js';
 import { EnergyCard, recordEnergy } from './energy.js';
 import { MessageList } from './messages.js';
+import { loadCurve, PowerChart } from './power-chart.js';
 
 const POLL_MS = 1000;
 const MESSAGES_EVERY = 5; // polls
@@ -19,14 +21,31 @@ const MAX_POINTS = 7200;
 /** The messages (errorCode, spec 2.14) that say the temperature is out of its range. */
 const TEMPERATURE_CODES = new Set(['OVERTEMPERATURE', 'HIGH_TEMPERATURE']);
 
-/** The running session's power samples; kept while the page lives, so the chart survives leaving the dashboard. */
+/**
+ * The running session's power: the controller's curve from its start (a point every 10 s, so a reload shows the
+ * whole session), then the samples this page takes every second. Kept while the page lives.
+ */
 const series = { transactionId: null, times: [], kilowatts: [] };
 
 function record(state) {
   const tx = state.transaction;
   if (!tx) return;
-  if (series.transactionId !== tx.transactionId) Object.assign(series, { transactionId: tx.transactionId, times: [], kilowatts: [] });
-  series.times.push(Date.now() / 1000);
+  if (series.transactionId !== tx.transactionId) {
+    const id = tx.transactionId;
+    Object.assign(series, { transactionId: id, times: [], kilowatts: [] });
+    loadCurve(id)
+      .then((curve) => {
+        if (series.transactionId !== id) return;
+        // The curve up to the first sample of this page, then the samples.
+        const first = series.times.length ? series.times[0] : Infinity;
+        const keep = curve.times.findIndex((s) => s >= first);
+        const upTo = keep === -1 ? curve.times.length : keep;
+        series.times = [...curve.times.slice(0, upTo), ...series.times];
+        series.kilowatts = [...curve.kilowatts.slice(0, upTo), ...series.kilowatts];
+      })
+      .catch(() => undefined);
+  }
+  series.times.push(controllerNow() / 1000); // the controller's timeline, as the curve's
   series.kilowatts.push(tx.power / 1000);
   if (series.times.length > MAX_POINTS) {
     series.times.shift();
@@ -181,54 +200,16 @@ function StateView({ state }) {
                 }
               </dl>
               <${ChargeControls} transactionId=${tx.transactionId} />
-              <${PowerChart} transactionId=${tx.transactionId} power=${tx.power} points=${series.times.length} />`
+              <${PowerChart}
+                id="power-chart"
+                chartKey=${tx.transactionId}
+                data=${{ times: series.times, kilowatts: series.kilowatts }}
+                points=${series.times.length}
+                startS=${Date.parse(tx.transactionStart) / 1000}
+                label=${t('dashboard.chartLabel', { power: kW(tx.power), points: series.times.length })}
+                caption=${t('dashboard.chartCaption')}
+              />`
           : html`<p>${t('dashboard.noSession')}</p>`
       }
     </section>`;
-}
-
-/** The live power chart (uPlot, loaded by the page as a classic script), redrawn on every sample. */
-function PowerChart({ transactionId, power, points }) {
-  const box = useRef(null);
-  const plot = useRef(null);
-  useEffect(() => {
-    const uPlot = window.uPlot;
-    if (!uPlot || !box.current) return undefined;
-    const element = box.current;
-    const width = () => Math.max(200, element.clientWidth);
-    plot.current = new uPlot(
-      {
-        width: width(),
-        height: 220,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: {
-          // At least the last 30 s, so the first samples do not fill the width.
-          x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 30, Date.now() / 1000] : [Math.min(min, max - 30), max]) },
-          y: { range: (u, min, max) => [0, Math.max(1, (max || 0) * 1.1)] },
-        },
-        axes: [
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((s) => clockTime(s * 1000)) },
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((v) => `${v} kW`), size: 64 },
-        ],
-        series: [{}, { stroke: '#0b5394', width: 2, fill: 'rgba(11, 83, 148, 0.12)', points: { show: false } }],
-      },
-      [series.times, series.kilowatts],
-      element,
-    );
-    const resize = new ResizeObserver(() => plot.current && plot.current.setSize({ width: width(), height: 220 }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.current.destroy();
-      plot.current = null;
-    };
-  }, [transactionId, lang.value]);
-  useEffect(() => {
-    if (plot.current) plot.current.setData([series.times, series.kilowatts]);
-  });
-  return html`<figure class="chart">
-    <div ref=${box} role="img" aria-label=${t('dashboard.chartLabel', { power: kW(power), points })} id="power-chart" data-points=${points}></div>
-    <figcaption>${t('dashboard.chartCaption')}</figcaption>
-  </figure>`;
 }

@@ -8,6 +8,7 @@ import { t } from '../i18n.js';
 import { fieldsByKey, loadSettings, rawValue, saveSettings, settings } from '../settings-store.js';
 import { Heading, html, Note, refusal } from '../ui.js';
 import { NetworkStatus } from './network-status.js';
+import { ControllerClock } from '../clock.js';
 import { WhitelistManager } from './whitelist.js';
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -23,6 +24,13 @@ export function SettingsGroup({ groupKey }) {
   const data = settings.value;
   const group = data && data.groups.find((g) => g.key === groupKey);
   return html`<${Heading}>${t(`group.${groupKey}`)}<//> ${groupKey === 'network' && roleAtLeast(account.value.role, 'operator') && html`<${NetworkStatus} />`}
+    ${
+      groupKey === 'system' &&
+      html`<section class="card" aria-labelledby="clock-heading">
+        <h2 id="clock-heading">${t('clock.heading')}</h2>
+        <${ControllerClock} />
+      </section>`
+    }
     ${!data && html`<p>${t('common.loading')}</p>`} ${data && group && html`<${SettingsForm} group=${group} />`}
     ${data && !group && groupKey !== 'whitelists' && html`<p>${t('settings.none')}</p>`} ${groupKey === 'whitelists' && html`<${WhitelistManager} />`}`;
 }

@@ -1,21 +1,40 @@
-// Completed transactions (spec 4.3): a date range, the summary, the list, and a CSV download made in the page from
-// the same list.
+// Completed transactions (spec 4.3): a date range of the controller's days, the summary, the list, and a billing CSV
+// made in the page from the same list (times in the controller's time zone with their offset).
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { t } from '../i18n.js';
-import { dateTime, duration, kW, kWh, toCsv } from '../format.js';
+import { dateTime, displayZone, duration, isoLocal, kW, kWh, toCsv, zonedMs } from '../format.js';
 import { Cell, Heading, html, Note, refusal } from '../ui.js';
+import { EnergyHistory } from './energy-history.js';
+import { loadCurve, PowerChart } from './power-chart.js';
 
-/** A local calendar day's start or end as the API's UTC date-time (`YYYY-MM-DDThh:mm:ss.sssZ`). */
+/** A calendar day's start or end in the controller's time zone as the API's UTC date-time (`…T…Z`). */
 function dayBound(value, end) {
   const [y, m, d] = value.split('-').map(Number);
-  return (end ? new Date(y, m - 1, d, 23, 59, 59, 999) : new Date(y, m - 1, d)).toISOString();
+  return new Date(end ? zonedMs(y, m, d, 23, 59, 59, 999) : zonedMs(y, m, d)).toISOString();
+}
+
+/** The CSV's name: the period asked for, else the days of the first and last transaction listed. */
+function csvName(range, list) {
+  const day = (iso) => isoLocal(Date.parse(iso)).slice(0, 10);
+  const from = range.from || (list.length ? day(list[0].startTransaction) : '');
+  const to = range.to || (list.length ? day(list[list.length - 1].startTransaction) : '');
+  return `transactions-${from || 'all'}-to-${to || 'all'}.csv`;
 }
 
 export function Transactions() {
   const [range, setRange] = useState({ from: '', to: '' });
   const [result, setResult] = useState(null); // {list, summary, users}
   const [note, setNote] = useState(null);
+  const [curve, setCurve] = useState(null); // {tx, data} of the transaction whose curve is shown
+
+  async function showCurve(tx) {
+    try {
+      setCurve({ tx, data: await loadCurve(tx.transactionId) });
+    } catch (err) {
+      setNote({ kind: 'error', text: refusal(err) });
+    }
+  }
 
   async function load(r) {
     if (r.from && r.to && r.from > r.to) {
@@ -29,12 +48,19 @@ export function Transactions() {
     if (r.to) query.set('to', dayBound(r.to, true));
     const q = query.toString() ? `?${query}` : '';
     try {
-      const [list, summary, people] = await Promise.all([
+      const [list, summary, people, whitelist] = await Promise.all([
         call('GET', `/v1/transactions${q}`),
         call('GET', `/v1/transactions/summary${q}`),
         call('GET', '/v1/users'),
+        call('GET', '/v1/whitelist?type=local'),
       ]);
-      setResult({ list, summary, users: new Map(people.users.map((u) => [u.userId, u.userName])) });
+      setResult({
+        list,
+        summary,
+        users: new Map(people.users.map((u) => [u.userId, u.userName])),
+        // Tag ids name one tag whatever their letter case (the controller compares them so).
+        aliases: new Map(whitelist.tags.filter((x) => x.name).map((x) => [x.id.toUpperCase(), x.name])),
+      });
       setNote(null);
     } catch (err) {
       setNote({ kind: 'error', text: refusal(err) });
@@ -45,17 +71,39 @@ export function Transactions() {
   }, []);
 
   function download() {
-    const rows = [['transactionId', 'startTransaction', 'endTransaction', 'durationSeconds', 'consumptionWh', 'maxPowerW', 'tagId', 'userId', 'userName']];
+    const rows = [
+      [
+        'transactionId',
+        'startTransaction',
+        'endTransaction',
+        'timeZone',
+        'durationSeconds',
+        'meterStartWh',
+        'meterStopWh',
+        'consumptionWh',
+        'maxPowerW',
+        'stopReason',
+        'tagId',
+        'tagAlias',
+        'userId',
+        'userName',
+      ],
+    ];
     for (const x of result.list) {
       const seconds = Math.round((Date.parse(x.endTransaction) - Date.parse(x.startTransaction)) / 1000);
       rows.push([
         x.transactionId,
-        x.startTransaction,
-        x.endTransaction,
+        isoLocal(Date.parse(x.startTransaction)),
+        isoLocal(Date.parse(x.endTransaction)),
+        displayZone.value ?? '',
         seconds,
+        x.meterStartWh,
+        x.meterStopWh,
         x.consumption,
         x.maxPower,
+        x.stopReason ?? '',
         x.tagId ?? '',
+        (x.tagId && result.aliases.get(x.tagId.toUpperCase())) ?? '',
         x.userId ?? '',
         result.users.get(x.userId) ?? '',
       ]);
@@ -63,7 +111,7 @@ export function Transactions() {
     const url = URL.createObjectURL(new Blob([toCsv(rows)], { type: 'text/csv;charset=utf-8' }));
     const a = document.createElement('a');
     a.href = url;
-    a.download = `transactions${range.from ? `-from-${range.from}` : ''}${range.to ? `-to-${range.to}` : ''}.csv`;
+    a.download = csvName(range, result.list);
     document.body.appendChild(a);
     a.click();
     a.remove();
@@ -78,8 +126,10 @@ export function Transactions() {
     maxPower: t('transactions.maxPower'),
     tag: t('transactions.tag'),
     user: t('transactions.user'),
+    actions: t('common.actions'),
   };
   return html`<${Heading}>${t('nav.transactions')}<//>
+    <${EnergyHistory} />
     <form
       class="card range"
       onSubmit=${(e) => {
@@ -146,11 +196,45 @@ export function Transactions() {
                           <${Cell} label=${labels.maxPower} cls="nowrap">${kW(x.maxPower)}<//>
                           <${Cell} label=${labels.tag} cls="mono nowrap">${x.tagId ?? ''}<//>
                           <${Cell} label=${labels.user}>${(x.userId && result.users.get(x.userId)) || ''}<//>
+                          <${Cell} label=${labels.actions} cls="row-actions">
+                            <button
+                              type="button"
+                              aria-label=${t('transactions.curveOf', { start: dateTime(x.startTransaction) })}
+                              aria-pressed=${curve && curve.tx.transactionId === x.transactionId ? 'true' : 'false'}
+                              onClick=${() => showCurve(x)}
+                            >
+                              ${t('transactions.curve')}
+                            </button>
+                          <//>
                         </tr>`,
                     )}
                   </tbody>
                 </table>`
           }
-        </section>`
+        </section>
+        ${curve && html`<${CurveCard} curve=${curve} />`}`
     }`;
+}
+
+/** A past transaction's power over time, from the controller's curve. */
+function CurveCard({ curve }) {
+  const { tx, data } = curve;
+  const start = dateTime(tx.startTransaction);
+  const highest = data.kilowatts.reduce((m, v) => Math.max(m, v), 0);
+  return html`<section class="card" aria-labelledby="tx-curve" id="curve">
+    <h2 id="tx-curve">${t('transactions.curveOf', { start })}</h2>
+    ${
+      data.times.length === 0
+        ? html`<p id="curve-empty">${t('transactions.curveEmpty')}</p>`
+        : html`<${PowerChart}
+            id="curve-chart"
+            chartKey=${tx.transactionId}
+            data=${data}
+            points=${data.times.length}
+            startS=${Date.parse(tx.startTransaction) / 1000}
+            label=${t('transactions.curveLabel', { start, points: data.times.length, max: kW(highest * 1000) })}
+            caption=${t('transactions.curveCaption')}
+          />`
+    }
+  </section>`;
 }

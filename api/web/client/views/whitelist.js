@@ -109,8 +109,10 @@ export function WhitelistManager() {
 function TagForm({ mode, entry, users, onDone, onCancel }) {
   const [values, setValues] = useState(entry);
   const [note, setNote] = useState(null);
+  const [idCause, setIdCause] = useState(null); // the controller's refusal of the id, shown beside it
   const [busy, setBusy] = useState(false);
   const first = useRef(null);
+  const idInput = useRef(null);
   useEffect(() => first.current && first.current.focus(), []);
   const set = (key) => (e) => setValues({ ...values, [key]: e.currentTarget.value });
 
@@ -132,6 +134,10 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
       await call('POST', '/v1/whitelist', { type: 'local', command: mode, tags: [tag] });
     } catch (err) {
       setNote({ kind: 'error', text: refusal(err) });
+      // The RFID id rule (a hex UID) names the id: its cause goes beside the field, which takes the focus.
+      const aboutId = err.status === 400 && tag.tagType === 'RFID' && /\bRFID\b/.test(err.message);
+      setIdCause(aboutId ? err.message : null);
+      if (aboutId && idInput.current) idInput.current.focus();
       setBusy(false);
       return;
     }
@@ -159,8 +165,15 @@ function TagForm({ mode, entry, users, onDone, onCancel }) {
         maxlength="255"
         spellcheck="false"
         autocapitalize="characters"
-        ref=${mode === 'add' && !entry.id ? first : undefined}
+        aria-invalid=${idCause ? 'true' : undefined}
+        aria-describedby=${[values.tagType === 'RFID' ? 'tag-id-rule' : '', idCause ? 'tag-id-cause' : ''].filter(Boolean).join(' ') || undefined}
+        ref=${(el) => {
+          idInput.current = el;
+          if (mode === 'add' && !entry.id) first.current = el;
+        }}
       />
+      ${values.tagType === 'RFID' && html`<p class="hint" id="tag-id-rule">${t('whitelist.idRuleRfid')}</p>`}
+      ${idCause && html`<p class="cause" id="tag-id-cause">${idCause}</p>`}
     </div>
     ${select(
       'tagType',

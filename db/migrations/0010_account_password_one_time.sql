@@ -1,0 +1,1 @@
+ALTER TABLE `accounts` ADD `password_one_time` integer DEFAULT false NOT NULL;
