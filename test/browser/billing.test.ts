@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { until } from '../processes.js';
 import { axeFindings, noSidewaysScroll, type WatchedPage } from './launcher.js';
-import { showView, useControllerPage } from './controller-page.js';
+import { documentationShot, showView, useControllerPage } from './controller-page.js';
 
 declare const document: any;
 
@@ -49,6 +49,9 @@ describe('billing-grade CSV and the controller’s time', () => {
     const first = await page.locator('#clock-time').innerText();
     // Live: the shown time moves on without another answer.
     await page.waitForFunction((t) => document.querySelector('#clock-time')?.textContent !== t, first);
+    // The controller's time as read with the settings: readable, not a raw ISO string (issue 33 item 7).
+    expect(await page.inputValue('#f-ControllerTime_custom')).toMatch(/^\d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}:\d{2} UTC$/);
+    await documentationShot(page, 'system-time');
     expect((await axeFindings(page)).join('\n')).toBe('');
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await noSidewaysScroll(page)).toBe(true);

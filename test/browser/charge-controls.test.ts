@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { axeFindings, noSidewaysScroll, PHONE, type WatchedPage } from './launcher.js';
-import { useControllerPage } from './controller-page.js';
+import { documentationShot, useControllerPage } from './controller-page.js';
 
 // Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM library.
 declare const document: any;
@@ -29,7 +29,14 @@ useControllerPage('charge', (parts) => ({ h, w, page } = parts), {
     const alice = (await h.http('POST', '/v1/users', { session, body: { userName: 'Alice' } })).json.userId;
     const added = await h.http('POST', '/v1/whitelist', {
       session,
-      body: { type: 'local', command: 'add', tags: [{ id: ALICE_TAG, userid: alice }, { id: OTHER_TAG }] },
+      body: {
+        type: 'local',
+        command: 'add',
+        tags: [
+          { id: ALICE_TAG, userid: alice },
+          { id: OTHER_TAG, name: 'Visitor card' },
+        ],
+      },
     });
     expect(added.status).toBe(200);
   },
@@ -57,6 +64,9 @@ describe('the running charge from the dashboard', () => {
     await state('charging');
     await page.waitForSelector('#charge-pause');
     expect((await axeFindings(page)).join('\n')).toBe('');
+    // Issue 33 item 6: who is charging, by the tag's name in the whitelist, with its id.
+    await page.waitForFunction(() => document.getElementById('tag')?.textContent === 'Visitor card (0A0B0C0D)');
+    await documentationShot(page, 'dashboard-charging');
 
     await button('Pause').click();
     await state('charging_pause');

@@ -57,3 +57,9 @@ export async function showView(page: Page, path: string, heading: string): Promi
   await page.evaluate((p) => (window.location.hash = p), `#/${path}`);
   await page.waitForFunction((want) => document.querySelector('main h1')?.textContent === want, heading);
 }
+
+/**
+ * A picture of the page for the documentation (test-results/shot-<name>.png; docs/screenshots/ holds the chosen
+ * ones, copied by hand after a run).
+ */
+export const documentationShot = (page: Page, name: string) => page.screenshot({ path: join(RESULTS, `shot-${name}.png`), fullPage: true });

@@ -4,7 +4,7 @@ import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { until } from '../processes.js';
 import { txRecord } from '../transactions.js';
 import { axeFindings, noSidewaysScroll, type WatchedPage } from './launcher.js';
-import { showView, useControllerPage } from './controller-page.js';
+import { documentationShot, showView, useControllerPage } from './controller-page.js';
 
 declare const document: any;
 
@@ -63,6 +63,7 @@ describe('charts from the controller’s curve', () => {
     expect(await page.locator('#curve-chart').getAttribute('data-points')).toBe('31');
     expect(await page.locator('#curve-chart').getAttribute('data-first')).toBe(new Date(PAST.startedAt).toISOString());
     expect(await page.locator('#curve-chart').getAttribute('aria-label')).toMatch(/31 points, highest 1\.08 kW/);
+    await documentationShot(page, 'transaction-curve');
     expect((await axeFindings(page)).join('\n')).toBe('');
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await noSidewaysScroll(page)).toBe(true);

@@ -5,7 +5,7 @@ import { localDay } from '../../services/energy/today.js';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { txRecord } from '../transactions.js';
 import { axeFindings, noSidewaysScroll, type WatchedPage } from './launcher.js';
-import { showView, useControllerPage } from './controller-page.js';
+import { documentationShot, showView, useControllerPage } from './controller-page.js';
 
 /**
  * Issue 33, the energy chart: energy per day or month (GET /v1/energy/history) as bars with the range's total, the
@@ -53,6 +53,7 @@ describe('energy by day and month', () => {
     await page.selectOption('#history-by', 'month');
     await page.waitForSelector('#history-chart[data-periods="12"] canvas');
     expect(await page.locator('#history-total').innerText()).toBe('10.00 kWh');
+    await documentationShot(page, 'energy-history');
     expect((await axeFindings(page)).join('\n')).toBe('');
     await page.setViewportSize({ width: 390, height: 800 });
     expect(await noSidewaysScroll(page)).toBe(true);

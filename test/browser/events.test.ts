@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { OPERATOR_PASSWORD, type Harness } from '../harness.js';
 import { axeFindings, noSidewaysScroll, type WatchedPage } from './launcher.js';
-import { showView, useControllerPage } from './controller-page.js';
+import { documentationShot, showView, useControllerPage } from './controller-page.js';
 
 /**
  * Issue 33, the event log view: GET /v1/events in the page, newest first, filtered by topic (faults, sessions,
@@ -76,6 +76,7 @@ describe('the event log view', () => {
     expect(shown).toContain('login');
     expect(shown.filter((k) => !/^(login|logout|account_|session_ended)/.test(k))).toEqual([]);
     expect(await page.locator('#events-count').innerText()).toBe(`${shown.length} events.`);
+    await documentationShot(page, 'events');
     expect((await axeFindings(page)).join('\n')).toBe('');
     expect(w.problems).toEqual([]);
   });

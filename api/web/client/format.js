@@ -28,6 +28,9 @@ export const dateTime = (iso) => zoned({ dateStyle: 'short', timeStyle: 'medium'
 /** A time of day (hh:mm:ss) from epoch milliseconds. */
 export const clockTime = (ms) => zoned({ timeStyle: 'medium' }).format(new Date(ms));
 export const date = (iso) => zoned({ dateStyle: 'medium' }).format(new Date(iso));
+/** A time in UTC, as a person reads it (`… UTC`): where the API says UTC (the ControllerTime_custom setting). */
+export const utcDateTime = (iso) =>
+  `${new Intl.DateTimeFormat(locale(), { dateStyle: 'short', timeStyle: 'medium', timeZone: 'UTC' }).format(new Date(iso))} UTC`;
 
 /** The offset from UTC of `ms` in the controller's zone, as ISO 8601 writes it (`+01:00`). */
 export function offsetOf(ms) {

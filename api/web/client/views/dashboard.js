@@ -3,7 +3,7 @@
 // chart of the running session (uPlot); with energy management, its card (views/energy.js). The page asks GET /v1/system_state every second while it shows the
 // dashboard.
 import { useEffect, useState } from 'preact/hooks';
-import { messages, refreshMessages, request, session } from '../api.js';
+import { call, messages, refreshMessages, request, session } from '../api.js';
 import { controllerNow } from '../clock.js';
 import { t } from '../i18n.js';
 import { amps, celsius, dateTime, duration, kW, kWh } from '../format.js';
@@ -101,8 +101,34 @@ export function Dashboard() {
  * The status card leads with what is wrong: an active ERROR is its headline with what to do (the state in words
  * moves into the facts), the other messages follow in the card, and a temperature a message names is marked.
  */
+/**
+ * The whitelist's name of the running transaction's tag (who is charging), looked up once per tag; null: no name, or
+ * a session that may not read the whitelist (the id alone is shown then).
+ */
+function useTagAlias(tagId) {
+  const [alias, setAlias] = useState(null);
+  useEffect(() => {
+    setAlias(null);
+    if (!tagId) return undefined;
+    let current = true;
+    call('GET', '/v1/whitelist?type=local').then(
+      (whitelist) => {
+        // Tag ids name one tag whatever their letter case (the controller compares them so).
+        const entry = whitelist.tags.find((x) => x.name && x.id.toUpperCase() === tagId.toUpperCase());
+        if (current) setAlias(entry ? entry.name : null);
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [tagId]);
+  return alias;
+}
+
 function StateView({ state }) {
   const tx = state.transaction;
+  const alias = useTagAlias(tx && tx.tagId);
   const currents = tx && tx.OCPPMeterCurrent;
   const phases = currents ? ['L1', 'L2', 'L3'].filter((p) => currents[p] !== undefined) : [];
   const list = messages.value;
@@ -195,7 +221,7 @@ function StateView({ state }) {
                   tx.tagId &&
                   html`<div>
                     <dt>${t('dashboard.tag')}</dt>
-                    <dd class="mono">${tx.tagId}</dd>
+                    <dd id="tag">${alias ? html`${alias} <span class="mono">(${tx.tagId})</span>` : html`<span class="mono">${tx.tagId}</span>`}</dd>
                   </div>`
                 }
               </dl>

@@ -4,6 +4,7 @@
 // field it names (the 400's per-pair `cause`). Saving sends the changed fields in one PATCH: all or nothing.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { account, roleAtLeast } from '../api.js';
+import { utcDateTime } from '../format.js';
 import { t } from '../i18n.js';
 import { fieldsByKey, loadSettings, rawValue, saveSettings, settings } from '../settings-store.js';
 import { Heading, html, Note, refusal } from '../ui.js';
@@ -126,7 +127,15 @@ function Field({ field, value, editable, cause, onChange }) {
   const unit = field.unit && html`<span class="unit">${field.unit}</span>`;
   let control;
   if (!editable) {
-    const text = field.type === 'enum' ? field.value.label : Array.isArray(field.value) ? field.value.join(' / ') : String(field.value);
+    const text =
+      field.type === 'enum'
+        ? field.value.label
+        : Array.isArray(field.value)
+          ? field.value.join(' / ')
+          : // The controller's time as read with the settings, in UTC as its description says (the clock card above ticks, in the controller's zone).
+            field.key === 'ControllerTime_custom'
+            ? utcDateTime(field.value)
+            : String(field.value);
     control = html`<input id=${id} readonly value=${text} ...${common} />${unit}`;
   } else if (field.type === 'enum') {
     control = html`<select id=${id} value=${String(value)} onChange=${(e) => onChange(Number(e.currentTarget.value))} ...${common}>
