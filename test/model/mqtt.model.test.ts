@@ -105,8 +105,11 @@ async function execute(real: Real, before: MqttSnapshot, event: MqttEvent): Prom
       if (regions(before).connection === 'disabled') return patch(c, { MqttUrl: proxy.url });
       return patch(c, { MqttClientId: `model-${++real.clientId}` });
     case 'CONNECTED':
-      return proxy.release();
     case 'CONNECT_FAILED':
+      // The attempt's socket reaches the proxy once the client library has loaded (in steps, at the first
+      // connection: services/load-in-steps.ts); its outcome is decided there.
+      await until('the attempt to reach the proxy', () => proxy.held() > 0);
+      return event.type === 'CONNECTED' ? proxy.release() : proxy.cut();
     case 'CONNECTION_LOST':
       return proxy.cut();
     case 'DISCOVERY':

@@ -155,6 +155,8 @@ export interface Proxy {
   hold(on: boolean): void;
   /** The held connections go through to the broker now (what they sent meanwhile included). */
   release(): void;
+  /** How many connections are held now. */
+  held(): number;
   /**
    * A network partition: nothing passes either way and neither side learns of a close by the other (each finds out
    * by its own keepalive); new connections hang. Off: what both sides still hold open flows again.
@@ -222,6 +224,7 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
       for (const socket of held) pass(socket);
       held.clear();
     },
+    held: () => held.size,
     partition(on) {
       if (on === partitioned) return;
       partitioned = on;
