@@ -48,7 +48,7 @@ describe('a change of the account ends its session at once', () => {
   ])('%s', async (_what, args, input) => {
     await h.controller.accounts.set('tech', 'installer', PASSWORD);
     const session = await h.login('tech', PASSWORD);
-    expect((await h.http('GET', '/v1/session', { session })).json).toEqual({ username: 'tech', role: 'installer' });
+    expect((await h.http('GET', '/v1/session', { session })).json).toEqual({ username: 'tech', role: 'installer', passwordChangeRequired: false });
     const run = await cli(args, input);
     expect(run.status).toBe(0);
     // Another process's change is seen when the account is read again (services/sessions.ts ACCOUNT_RECHECK_MS).
