@@ -1,5 +1,6 @@
 import { safeUrl } from '../events.js';
 import type { DiagnosticsSource, IncomingCalls, OcppContext } from './context.js';
+import { requestOf, transferLocation } from './transfer.js';
 import { CallError } from './transport.js';
 
 /** Retries after the first upload attempt when GetDiagnostics gives none (OCPP leaves it to the charge point). */
@@ -26,15 +27,14 @@ export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): I
       .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: DiagnosticsStatusNotification not delivered'));
 
   async function attempt(target: URL, bytes: Buffer): Promise<string | null> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/gzip' };
-    if (target.username || target.password) {
-      headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
-    }
-    const plain = new URL(target);
-    plain.username = '';
-    plain.password = '';
+    const { url, headers } = requestOf(target);
     try {
-      const res = await fetch(plain, { method: 'PUT', headers, body: bytes, signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS) });
+      const res = await fetch(url, {
+        method: 'PUT',
+        headers: { ...headers, 'Content-Type': 'application/gzip' },
+        body: bytes,
+        signal: AbortSignal.timeout(UPLOAD_TIMEOUT_MS),
+      });
       await res.arrayBuffer().catch(() => undefined);
       return res.ok ? null : `HTTP ${res.status}`;
     } catch (err) {
@@ -63,15 +63,7 @@ export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): I
 
   return {
     async GetDiagnostics(p) {
-      let location: URL;
-      try {
-        location = new URL(p.location);
-      } catch {
-        throw new CallError('PropertyConstraintViolation', 'location is not a URI');
-      }
-      if (location.protocol !== 'http:' && location.protocol !== 'https:') {
-        throw new CallError('PropertyConstraintViolation', `location: this charge point uploads over http:// and https:// only, not ${location.protocol}//`);
-      }
+      const location = transferLocation(p.location, 'uploads');
       if (uploading) throw new CallError('GenericError', 'an upload of diagnostics is already running');
       const range = {
         ...(p.startTime ? { from: Date.parse(p.startTime) } : {}),

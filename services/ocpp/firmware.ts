@@ -1,6 +1,7 @@
 import type { UpdateInstaller } from '../field-service/updates.js';
 import { safeUrl } from '../events.js';
 import type { IncomingCalls, OcppContext } from './context.js';
+import { requestOf, transferLocation } from './transfer.js';
 import { CallError } from './transport.js';
 
 /** Retries after the first download attempt when UpdateFirmware gives none. */
@@ -32,15 +33,9 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
       .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: FirmwareStatusNotification not delivered'));
 
   async function download(target: URL): Promise<Buffer | string> {
-    const headers: Record<string, string> = {};
-    if (target.username || target.password) {
-      headers.Authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
-    }
-    const plain = new URL(target);
-    plain.username = '';
-    plain.password = '';
+    const { url, headers } = requestOf(target);
     try {
-      const res = await fetch(plain, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
       if (!res.ok) {
         await res.arrayBuffer().catch(() => undefined);
         return `HTTP ${res.status}`;
@@ -86,15 +81,7 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
 
   return {
     UpdateFirmware(p) {
-      let location: URL;
-      try {
-        location = new URL(p.location);
-      } catch {
-        throw new CallError('PropertyConstraintViolation', 'location is not a URI');
-      }
-      if (location.protocol !== 'http:' && location.protocol !== 'https:') {
-        throw new CallError('PropertyConstraintViolation', `location: this charge point downloads over http:// and https:// only, not ${location.protocol}//`);
-      }
+      const location = transferLocation(p.location, 'downloads');
       if (busy) throw new CallError('GenericError', 'an update is already being downloaded or installed');
       busy = true;
       const retries = p.retries ?? DEFAULT_DOWNLOAD_RETRIES;
