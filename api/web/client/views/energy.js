@@ -4,9 +4,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
 import { lang, t } from '../i18n.js';
-import { clockTime, kW, kWh, number } from '../format.js';
+import { kW, kWh, number } from '../format.js';
 import { fieldsByKey, loadSettings, rawValue, saveSettings } from '../settings-store.js';
 import { html } from '../ui.js';
+import { usePowerPlot } from './power-plot.js';
 
 /** The setting the mode is stored in (services/energy/settings.ts); the select is offered when the role sees it. */
 const MODE_SETTING = 'ChargingMode';
@@ -129,46 +130,25 @@ const COLOURS = { grid: '#b3261e', surplus: '#8a5a00', charging: '#0b5394' };
 /** The live chart of grid, surplus and charging power (uPlot, as the session chart), redrawn on every sample. */
 function EnergyChart({ state, points }) {
   const box = useRef(null);
-  const plot = useRef(null);
-  useEffect(() => {
-    const uPlot = window.uPlot;
-    if (!uPlot || !box.current) return undefined;
-    const element = box.current;
-    const width = () => Math.max(200, element.clientWidth);
-    const line = (key) => ({
-      label: t(key === 'grid' ? 'energy.gridPower' : key === 'surplus' ? 'energy.surplus' : 'energy.charging'),
-      stroke: COLOURS[key],
-      width: 2,
-      points: { show: false },
-    });
-    plot.current = new uPlot(
-      {
-        width: width(),
-        height: 220,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: {
-          x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 30, Date.now() / 1000] : [Math.min(min, max - 30), max]) },
-          // Export is negative: the range keeps 0 in sight and both signs.
-          y: { range: (u, min, max) => [Math.min(0, (min || 0) * 1.1), Math.max(1, (max || 0) * 1.1)] },
-        },
-        axes: [
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((s) => clockTime(s * 1000)) },
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((v) => `${v} kW`), size: 64 },
-        ],
-        series: [{}, line('grid'), line('surplus'), line('charging')],
+  const line = (key) => ({
+    label: t(key === 'grid' ? 'energy.gridPower' : key === 'surplus' ? 'energy.surplus' : 'energy.charging'),
+    stroke: COLOURS[key],
+    width: 2,
+    points: { show: false },
+  });
+  const plot = usePowerPlot(
+    box,
+    {
+      scales: {
+        x: { time: true, range: (u, min, max) => (max == null ? [Date.now() / 1000 - 30, Date.now() / 1000] : [Math.min(min, max - 30), max]) },
+        // Export is negative: the range keeps 0 in sight and both signs.
+        y: { range: (u, min, max) => [Math.min(0, (min || 0) * 1.1), Math.max(1, (max || 0) * 1.1)] },
       },
-      [series.times, series.grid, series.surplus, series.charging],
-      element,
-    );
-    const resize = new ResizeObserver(() => plot.current && plot.current.setSize({ width: width(), height: 220 }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.current.destroy();
-      plot.current = null;
-    };
-  }, [lang.value]);
+      series: [{}, line('grid'), line('surplus'), line('charging')],
+    },
+    () => [series.times, series.grid, series.surplus, series.charging],
+    [lang.value],
+  );
   useEffect(() => {
     if (plot.current) plot.current.setData([series.times, series.grid, series.surplus, series.charging]);
   });

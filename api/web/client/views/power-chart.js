@@ -4,8 +4,9 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { call } from '../api.js';
 import { lang } from '../i18n.js';
-import { clockTime, displayZone } from '../format.js';
+import { displayZone } from '../format.js';
 import { html } from '../ui.js';
+import { usePowerPlot } from './power-plot.js';
 
 /** A transaction's curve as chart columns: times (s) and kW (the first point has no power: 0). */
 export async function loadCurve(transactionId) {
@@ -19,46 +20,25 @@ export async function loadCurve(transactionId) {
  */
 export function PowerChart({ id, data, points, startS, label, caption, chartKey }) {
   const box = useRef(null);
-  const plot = useRef(null);
-  useEffect(() => {
-    const uPlot = window.uPlot;
-    if (!uPlot || !box.current) return undefined;
-    const element = box.current;
-    const width = () => Math.max(200, element.clientWidth);
-    plot.current = new uPlot(
-      {
-        width: width(),
-        height: 220,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: {
-          // From the transaction's start, at least 30 s wide, so the first samples do not fill the width.
-          x: {
-            time: true,
-            range: (u, min, max) => {
-              const from = startS ?? min ?? Date.now() / 1000 - 30;
-              return [from, Math.max(from + 30, max ?? from)];
-            },
+  const plot = usePowerPlot(
+    box,
+    {
+      scales: {
+        // From the transaction's start, at least 30 s wide, so the first samples do not fill the width.
+        x: {
+          time: true,
+          range: (u, min, max) => {
+            const from = startS ?? min ?? Date.now() / 1000 - 30;
+            return [from, Math.max(from + 30, max ?? from)];
           },
-          y: { range: (u, min, max) => [0, Math.max(1, (max || 0) * 1.1)] },
         },
-        axes: [
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((s) => clockTime(s * 1000)) },
-          { stroke: '#37474f', grid: { stroke: '#eceff1' }, values: (u, ticks) => ticks.map((v) => `${v} kW`), size: 64 },
-        ],
-        series: [{}, { stroke: '#0b5394', width: 2, fill: 'rgba(11, 83, 148, 0.12)', points: { show: false } }],
+        y: { range: (u, min, max) => [0, Math.max(1, (max || 0) * 1.1)] },
       },
-      [data.times, data.kilowatts],
-      element,
-    );
-    const resize = new ResizeObserver(() => plot.current && plot.current.setSize({ width: width(), height: 220 }));
-    resize.observe(element);
-    return () => {
-      resize.disconnect();
-      plot.current.destroy();
-      plot.current = null;
-    };
-  }, [chartKey, startS, lang.value, displayZone.value]);
+      series: [{}, { stroke: '#0b5394', width: 2, fill: 'rgba(11, 83, 148, 0.12)', points: { show: false } }],
+    },
+    () => [data.times, data.kilowatts],
+    [chartKey, startS, lang.value, displayZone.value],
+  );
   useEffect(() => {
     if (plot.current) plot.current.setData([data.times, data.kilowatts]);
   }, [points, data]);
