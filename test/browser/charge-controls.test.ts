@@ -92,11 +92,16 @@ describe('the running charge from the dashboard', () => {
     await page.waitForFunction(() => document.getElementById('charge-note')?.textContent === 'Charging current set: 16.0 A.');
     expect(h.controller.chargeControl.current()).toBeNull();
 
-    // Paused elsewhere meanwhile (MQTT, another page): the page's Pause is refused with the controller's reason.
-    h.controller.chargeControl.pause();
+    // Paused elsewhere meanwhile (MQTT, another page): the page's Pause is refused with the controller's reason. The
+    // page's request is held until the other pause is in, so the page cannot learn of it first and hide its button.
+    await page.route('**/v1/charge/pause', async (route) => {
+      h.controller.chargeControl.pause();
+      await route.continue();
+    });
     await button('Pause').click();
     await page.waitForFunction(() => document.getElementById('charge-note')?.textContent === 'The controller refused: The charge is paused already');
     expect(await page.getAttribute('#charge-note', 'role')).toBe('alert');
+    await page.unroute('**/v1/charge/pause');
     await page.waitForSelector('#charge-resume'); // read afresh after the refusal
     await button('Resume').click();
     await state('charging');
