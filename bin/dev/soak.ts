@@ -21,6 +21,7 @@ import { seededRandom } from '../../drivers/seeded-random.js';
 import { children, printTable, stopProcess, type Row } from './bench-tools.js';
 import { DB_FILE, databaseFigures, fileSize, integrityOfCopy, SoakController, type MemorySample, type SimView } from './soak-controller.js';
 import { reconcile, type DrivenSession, type StoredTransaction } from './soak-reconcile.js';
+import { soakPhone } from './soak-phone.js';
 import { observeMqtt, REFUSED_PREFIX, startSoakBroker, startSoakCsms, type SoakCsms } from './soak-world.js';
 
 const KNOWN = '04A1B2C3';
@@ -144,12 +145,7 @@ async function soak(o: Options, root: string): Promise<boolean> {
       }
     },
   );
-  const nfc = every(
-    () => 1_000,
-    async () => {
-      if (c.pid && process.env.SOAK_NFC) await c.sim('/phone', { request: '{"path":"/system_state","method":"GET","authorization":"","messageID":"1"}' });
-    },
-  );
+  const phone = soakPhone(c, random);
 
   // The sessions.
   const sessions: DrivenSession[] = [];
@@ -169,6 +165,7 @@ async function soak(o: Options, root: string): Promise<boolean> {
   /** After a kill (or an end the soak did not cause): the database checked, the controller started again. */
   const killedAfter = async () => {
     observer.forget();
+    phone.forget();
     settings.clear();
     integrity.push(await integrityOfCopy(dataDir));
     for (let attempt = 1; ; attempt++) {
@@ -192,25 +189,32 @@ async function soak(o: Options, root: string): Promise<boolean> {
     if (index === Math.ceil(o.sessions * KILL_SHARE)) lastStretchFrom.at = performance.now() - started;
     const session: DrivenSession = { index, transactionId: null, deliveredWh: 0, killed: false };
     try {
+      await phone.visitIfDue();
       await setting('PhaseSwitchMode', pick(0.3) ? 1 : 2);
       await setting('ChargingMode', pick(0.1) ? 1 : 0);
       await c.sim('/ev', { maxCurrentA: Math.round(between(6, 32)) });
       await c.sim('/plug');
       await until(c, 'waiting for a tag', (v) => v.plant.vehicle === 'connected' && v.chargePoint.systemState !== 'idle');
-      if (pick(0.15)) {
+      if (pick(0.15) && !phone.inMinute()) {
         await c.sim('/tag', { id: `${REFUSED_PREFIX}${String(index).padStart(5, '0')}` });
         await sleep(150);
         const v = await c.sim('');
         if (v.chargePoint.transaction) throw new Error(`an unknown tag started transaction ${v.chargePoint.transaction.transactionId}`);
       }
-      // Remote start when the central system is connected and the charger accepts it; a tag otherwise.
+      // Remote start when the central system is connected and the charger accepts it; a tag otherwise. In a phone's
+      // minute (no card read) remote start is preferred, and on some visits a tag is presented on purpose: it must
+      // start its transaction only after the minute.
+      const tagInMinute = phone.checkDue();
       const remote =
-        pick(0.15) &&
+        !tagInMinute &&
+        (pick(0.15) || phone.inMinute()) &&
         csms.csms.connected() &&
         (await csms.csms.call('RemoteStartTransaction', { connectorId: 1, idTag: REMOTE }).catch(() => undefined))?.status === 'Accepted';
       const tag = remote ? REMOTE : KNOWN;
+      const minute = !remote && phone.inMinute() ? phone.minuteBounds() : undefined;
       if (!remote) await c.sim('/tag', { id: tag });
-      let view = await until(c, 'the transaction', (v) => v.chargePoint.transaction !== undefined);
+      let view = await until(c, 'the transaction', (v) => v.chargePoint.transaction !== undefined, minute ? minute.latest - performance.now() : WAIT_MS);
+      if (minute) phone.checked(performance.now());
       session.transactionId = view.chargePoint.transaction!.transactionId;
       const startWh = view.plant.energyWh;
       sessions.push(session);
@@ -247,7 +251,7 @@ async function soak(o: Options, root: string): Promise<boolean> {
       if (how < 0.2 && csms.csms.connected() && backendId !== undefined) {
         const answer = await csms.csms.call('RemoteStopTransaction', { transactionId: backendId }).catch(() => undefined);
         if (answer?.status !== 'Accepted') await c.sim('/tag', { id: tag });
-      } else if (how < 0.8) await c.sim('/tag', { id: tag });
+      } else if (how < 0.8 && !phone.inMinute()) await c.sim('/tag', { id: tag });
       else await c.sim('/unplug');
       await until(c, 'the transaction to end', (v) => v.chargePoint.transaction === undefined);
       chargingMs += performance.now() - chargeFrom;
@@ -280,7 +284,8 @@ async function soak(o: Options, root: string): Promise<boolean> {
   while (csms.stops.length < withTransaction && performance.now() < queueEnd) await sleep(200);
 
   // The idle phase: links up, nothing happening, the readers stopped (an idle charger is not read 10 times a second).
-  await Promise.all([reader.stop(), nfc.stop()]);
+  await reader.stop();
+  const nfcCounts = phone.counts();
   c.sample();
   const idleFrom = c.written();
   await sleep(o.idleS * 1000);
@@ -324,8 +329,14 @@ async function soak(o: Options, root: string): Promise<boolean> {
     { figure: 'central system: connection drops / broker restarts', measured: `${drops.counts().count} / ${broker.restarts()}` },
     { figure: 'frames the second OCPP validator refused', measured: String(csms.csms.invalid.length) },
     {
-      figure: 'API reads (failed) / NFC requests (failed)',
-      measured: `${reader.counts().count} (${reader.counts().failed}) / ${nfc.counts().count} (${nfc.counts().failed})`,
+      figure: 'API reads (failed) / NFC requests (failed) in phone visits',
+      measured: `${reader.counts().count} (${reader.counts().failed}) / ${nfcCounts.requests} (${nfcCounts.failed}) in ${nfcCounts.visits}`,
+    },
+    {
+      figure: "tags presented in a phone's minute, read only after it",
+      measured: `${nfcCounts.checks - nfcCounts.checksFailed} of ${nfcCounts.checks}`,
+      target: 'all',
+      pass: nfcCounts.checksFailed === 0,
     },
     {
       figure: 'sessions phase: time / sessions per hour',
@@ -357,6 +368,9 @@ async function soak(o: Options, root: string): Promise<boolean> {
   ];
   console.log(`\nsoak: ${o.sessions} sessions, ${o.kills} kills, seed ${o.seed}; node ${process.version}\n`);
   printTable(rows);
+  // The spec's NFC minute and the phone's answers are checks like the reconciliation's.
+  if (nfcCounts.checksFailed > 0) result.failures.push(`${nfcCounts.checksFailed} tags presented in a phone's minute were read in it or not after it`);
+  if (nfcCounts.failed > 0) result.failures.push(`${nfcCounts.failed} NFC requests got no 200 answer`);
   if (result.failures.length > 0) {
     console.log('\nreconciliation FAILED:');
     for (const f of result.failures) console.log(`- ${f}`);
