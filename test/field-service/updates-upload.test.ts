@@ -8,7 +8,7 @@ import { UPDATE_UPLOAD_LIMIT_BYTES } from '../../api/routes/updates.js';
 import { newSigningKey } from '../../services/field-service/update-file.js';
 import { createUpdateInstaller, type UpdateInstaller } from '../../services/field-service/updates.js';
 import { startHarness, type Harness, type HttpResult } from '../harness.js';
-import { ADD_METER, fakeUpdate, INITIAL, writeFakeTree } from './fake-versions.js';
+import { ADD_METER, fakeUpdate, INITIAL, until, writeFakeTree } from './fake-versions.js';
 
 /**
  * POST /v1/updates (issue #32, the web interface's way in): an update file uploaded as the raw body, role installer,
@@ -170,11 +170,50 @@ describe('POST /v1/updates', () => {
     await expectNothingChanged();
   });
 
+  test('an upload whose session ends while it arrives is refused with 401 at its next piece, and its part removed', async () => {
+    let answer!: (res: HttpResult) => void;
+    const answered = new Promise<HttpResult>((resolve) => (answer = resolve));
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: h.controller.port,
+        method: 'POST',
+        path: '/v1/updates',
+        headers: { authorization: installer, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (t: string) => (text += t));
+        res.on('end', () => answer({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) }));
+      },
+    );
+    req.on('error', () => undefined); // closed once answered
+    req.write(good.subarray(0, 1000));
+    await until(() => existsSync(updates.uploadFile));
+    await h.login(); // another login ends the installer's session
+    req.write(good.subarray(1000, 2000));
+    const res = await answered;
+    req.destroy();
+    expect(res.status).toBe(401);
+    expect(res.json.code).toBe(1003);
+    installer = await h.login(INSTALLER.name, INSTALLER.password);
+    await expectNothingChanged();
+  });
+
   test('an empty body is refused', async () => {
     const res = await h.http('POST', '/v1/updates', { session: installer, headers: { 'content-length': '0' } });
     expect(res.status).toBe(400);
     expect(res.json.cause).toContain('no body');
     await expectNothingChanged();
+  });
+
+  test('the API document lists it: role installer, the raw file as the body', async () => {
+    const doc = (await h.controller.document()) as { paths: Record<string, Record<string, any>> };
+    const post = doc.paths['/v1/updates']!.post;
+    expect(post['x-role']).toBe('installer');
+    expect(post.requestBody).toMatchObject({ required: true, content: { 'application/octet-stream': { schema: { type: 'string' } } } });
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '409']));
   });
 
   test('without the launcher there is no endpoint', async () => {
