@@ -58,7 +58,7 @@ export function hasBody(c: AppContext): boolean {
  * of our own so that stopping early never destroys the socket before the answer is written; over NFC (no Node
  * request) from the `Request`.
  */
-function bodyStream(c: AppContext): ReadableStream<Uint8Array> | null {
+export function bodyStream(c: AppContext): ReadableStream<Uint8Array> | null {
   const incoming = c.env?.incoming;
   if (!incoming) return c.req.raw.body;
   if (!hasBody(c)) return null;

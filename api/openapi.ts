@@ -15,8 +15,8 @@ export type ResponseDoc = string | { description: string; body?: v.GenericSchema
 export interface OperationDoc {
   summary: string;
   description?: string;
-  /** The JSON request body (`required` by default). */
-  body?: v.GenericSchema | { schema: v.GenericSchema; required: boolean; description?: string };
+  /** The JSON request body (`required` by default), or a body of another media type (`type`: a file, unparsed). */
+  body?: v.GenericSchema | { schema: v.GenericSchema; required: boolean; description?: string } | { type: string; required: boolean; description: string };
   /** The query parameters: an object schema, one parameter per entry (optional entries are optional parameters). */
   query?: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
   /** The path parameters (`:name` in the path) and their schemas; a string when not named. */
@@ -197,7 +197,7 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
         : { 507: doc.responses[507] ?? { description: "The controller's storage is full: nothing was changed", body: input.errors.operationFailed } }),
     };
     for (const [status, answer] of Object.entries(statuses)) if (answer) responses[status] = response(answer);
-    const body = doc.body && ('schema' in doc.body && 'required' in doc.body ? doc.body : { schema: doc.body as v.GenericSchema, required: true });
+    const body = doc.body && ('required' in doc.body ? doc.body : { schema: doc.body as v.GenericSchema, required: true });
     paths[path] ??= {};
     paths[path]![route.method.toLowerCase()] = {
       operationId: operationId(route.method, route.path),
@@ -212,7 +212,7 @@ export async function buildDocument(input: DocumentInput): Promise<JsonSchema> {
             requestBody: {
               required: body.required,
               ...('description' in body && body.description ? { description: body.description } : {}),
-              content: json(body.schema),
+              content: 'schema' in body ? json(body.schema) : { [body.type]: { schema: { type: 'string', contentMediaType: body.type } } },
             },
           }
         : {}),

@@ -181,6 +181,9 @@ describe('UI strings in four languages', () => {
       // The event log view's topics and periods (views/events.js).
       ['events.topic', ['faults', 'sessions', 'settings', 'logins', 'other']],
       ['events.period', ['1', '24', '168', '720', '0']],
+      // The updates view's slots and history events (views/updates.js, services/field-service/slots.ts).
+      ['updates.slot', ['base', 'a', 'b']],
+      ['updates.event', ['installed', 'committed', 'rolled-back', 'install-failed']],
     ];
     for (const [family, values] of families) for (const v of values) expect(keys.has(`${family}.${v}`), `${family}.${v}`).toBe(true);
   });

@@ -22,13 +22,18 @@ export interface ControllerPage {
 export function useControllerPage(
   name: string,
   ready: (parts: ControllerPage) => void,
-  options: { page?: BrowserContextOptions; prepare?: (h: Harness) => Promise<void> } = {},
+  options: {
+    page?: BrowserContextOptions;
+    prepare?: (h: Harness) => Promise<void>;
+    /** More options of the controller, made before it starts (an update installer over a test install root). */
+    harness?: () => Promise<Parameters<typeof startHarness>[0]>;
+  } = {},
 ): void {
   let browser: Browser | undefined;
   let parts: ControllerPage | undefined;
   beforeAll(async () => {
     browser = await launchBrowser();
-    const h = await startHarness({ clock: realClock as unknown as ManualClock });
+    const h = await startHarness({ ...(await options.harness?.()), clock: realClock as unknown as ManualClock });
     await options.prepare?.(h);
     const w = await openPage(browser, h.controller.url, options.page);
     w.page.setDefaultTimeout(WAIT_MS);

@@ -99,8 +99,12 @@ export async function request(method, path, body, sessionId) {
     if (current && session.peek() === current) scheduleKeepalive(RETRY_MS);
     throw new ApiError(0, null);
   }
+  return answered(current, res.status, await res.text());
+}
+
+/** An answer of the page's session: a 401 ends it, any other answer counts as activity. */
+function answered(current, status, text) {
   offline.value = false;
-  const text = await res.text();
   let json;
   try {
     json = text ? JSON.parse(text) : undefined;
@@ -108,12 +112,38 @@ export async function request(method, path, body, sessionId) {
     json = undefined;
   }
   if (current && session.peek() === current) {
-    if (res.status === 401) {
+    if (status === 401) {
       if (restarting.peek()) endSession('loggedOut.restart');
       else endSession(LOGGED_OUT[json && json.code] || 'loggedOut.1002', true);
     } else scheduleKeepalive();
   }
-  return { status: res.status, ok: res.ok, json };
+  return { status, ok: status >= 200 && status < 300, json };
+}
+
+/**
+ * Sends a file as the raw body (application/octet-stream) with XMLHttpRequest, whose upload reports its progress
+ * (fetch has none): `onProgress(sent, total)`. Answers and throws as `call`.
+ */
+export function upload(method, path, file, onProgress) {
+  const current = session.peek();
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, path);
+    if (current) xhr.setRequestHeader('Authorization', current.id);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onload = () => {
+      const r = answered(current, xhr.status, xhr.responseText);
+      if (r.ok) resolve(r.json);
+      else reject(new ApiError(r.status, r.json));
+    };
+    xhr.onerror = () => {
+      offline.value = true;
+      if (current && session.peek() === current) scheduleKeepalive(RETRY_MS);
+      reject(new ApiError(0, null));
+    };
+    xhr.send(file);
+  });
 }
 
 /** An API call that must succeed: answers the body, throws ApiError otherwise. */

@@ -19,6 +19,7 @@ import { Login, LoginDialog } from './views/login.js';
 import { Messages } from './views/messages.js';
 import { SettingsGroup } from './views/settings.js';
 import { Transactions } from './views/transactions.js';
+import { Updates } from './views/updates.js';
 import { Users } from './views/users.js';
 
 const route = signal(location.hash.replace(/^#\/?/, '') || 'dashboard');
@@ -41,6 +42,7 @@ const VIEWS = computed(() => [
   { path: 'events', label: t('nav.events'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Events} />` },
   { path: 'accounts', label: t('nav.accounts'), show: () => roleAtLeast(account.value.role, 'operator'), view: () => html`<${Accounts} />` },
   { path: 'service', label: t('nav.service'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${FieldService} />` },
+  { path: 'updates', label: t('nav.updates'), show: () => roleAtLeast(account.value.role, 'installer'), view: () => html`<${Updates} />` },
 ]);
 
 function Nav({ open, onNavigate }) {

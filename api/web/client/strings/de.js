@@ -323,6 +323,48 @@ export const DE = {
     "Aktuelles Protokoll, Ereignisprotokoll, Einstellungen (ohne Passwörter), Versionen, Messwerte und eine Datenbankprüfung für den Service.",
   "service.diagnosticsDownload": "Diagnose herunterladen",
   "service.diagnosticsDownloaded": "Diagnose heruntergeladen.",
+  "nav.updates": "Updates",
+  "updates.hint":
+    "Signierte Update-Dateien kommen in den freien Slot. Der Controller wechselt zur neuen Version, " +
+    "sobald keine Ladung läuft, und kehrt von selbst zur vorherigen Version zurück, wenn die neue nicht " +
+    "gesund wird.",
+  "updates.unavailable":
+    "Updates werden hier nur installiert, wo der Controller unter seinem Launcher läuft (die systemd-Unit " +
+    "einer Installation). Dieser Controller tut das nicht: Updates an seiner Shell installieren (npm run " +
+    "update).",
+  "updates.installed": "Installierte Versionen",
+  "updates.running": "läuft",
+  "updates.slot.base": "Basis (von Hand installiert)",
+  "updates.slot.a": "Slot A",
+  "updates.slot.b": "Slot B",
+  "updates.trial":
+    "Version {version} ist in {slot} installiert und wartet auf ihre Probe oder ist in ihr (Starts " +
+    "bisher: {attempts}). Ein weiteres Update kann installiert werden, sobald sie übernommen oder " +
+    "zurückgerollt ist.",
+  "updates.rollingBack": "Version {version} wird zurückgerollt: {reason}",
+  "updates.install": "Update installieren",
+  "updates.installHint":
+    "Eine signierte Update-Datei (.ccupdate, höchstens {max} MiB). Sie wird geprüft, bevor sich etwas ändert: eine abgelehnte Datei ändert nichts.",
+  "updates.file": "Update-Datei",
+  "updates.upload": "Hochladen und installieren",
+  "updates.noFile": "Zuerst eine Update-Datei wählen.",
+  "updates.tooLarge": "{name} ist größer als {max} MiB, die größte Update-Datei, die dieser Controller annimmt.",
+  "updates.progress": "Hochladen",
+  "updates.uploaded": "{percent} % von {size} MiB hochgeladen.",
+  "updates.installing": "Hochgeladen. Prüfen und installieren…",
+  "updates.done":
+    "Version {version} ist in {slot} installiert. Der Controller wechselt zu ihr, sobald keine Ladung läuft; diese Seite verlangt dann eine neue Anmeldung.",
+  "updates.history": "Verlauf",
+  "updates.noHistory": "Noch kein Update installiert.",
+  "updates.at": "Zeit",
+  "updates.event": "Ereignis",
+  "updates.version": "Version",
+  "updates.from": "Von",
+  "updates.reason": "Grund",
+  "updates.event.installed": "Installiert",
+  "updates.event.committed": "Gesund: übernommen",
+  "updates.event.rolled-back": "Zurückgerollt",
+  "updates.event.install-failed": "Installation fehlgeschlagen",
   "nav.events": "Ereignisprotokoll",
   "events.hint":
     "Was am Ladegerät geschah: Störungen, Tags und Ladevorgänge, Einstellungsänderungen, " +

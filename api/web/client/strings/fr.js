@@ -326,6 +326,49 @@ export const FR = {
     "Journal récent, journal des événements, paramètres (sans mots de passe), versions, métriques et contrôle de la base, pour le technicien.",
   "service.diagnosticsDownload": "Télécharger le diagnostic",
   "service.diagnosticsDownloaded": "Diagnostic téléchargé.",
+  "nav.updates": "Mises à jour",
+  "updates.hint":
+    "Les fichiers de mise à jour signés vont dans l'emplacement libre. Le contrôleur passe à la nouvelle " +
+    "version dès qu'aucune charge n'est en cours, et revient de lui-même à la version précédente si la " +
+    "nouvelle ne devient pas saine.",
+  "updates.unavailable":
+    "Les mises à jour ne s'installent ici que si le contrôleur tourne sous son lanceur (l'unité systemd " +
+    "d'une installation). Ce contrôleur non : installez les mises à jour depuis son shell (npm run " +
+    "update).",
+  "updates.installed": "Versions installées",
+  "updates.running": "en service",
+  "updates.slot.base": "Base (installée à la main)",
+  "updates.slot.a": "Emplacement A",
+  "updates.slot.b": "Emplacement B",
+  "updates.trial":
+    "La version {version} est installée dans {slot} et attend son essai ou est en essai (démarrages " +
+    "jusqu'ici : {attempts}). Une autre mise à jour pourra être installée une fois celle-ci validée ou " +
+    "annulée.",
+  "updates.rollingBack": "La version {version} est en cours d'annulation : {reason}",
+  "updates.install": "Installer une mise à jour",
+  "updates.installHint":
+    "Un fichier de mise à jour signé (.ccupdate, au plus {max} Mio). Il est vérifié avant tout changement : un fichier refusé ne change rien.",
+  "updates.file": "Fichier de mise à jour",
+  "updates.upload": "Envoyer et installer",
+  "updates.noFile": "Choisissez d'abord un fichier de mise à jour.",
+  "updates.tooLarge": "{name} dépasse {max} Mio, le plus grand fichier de mise à jour que ce contrôleur accepte.",
+  "updates.progress": "Envoi",
+  "updates.uploaded": "{percent} % de {size} Mio envoyés.",
+  "updates.installing": "Envoyé. Vérification et installation…",
+  "updates.done":
+    "La version {version} est installée dans {slot}. Le contrôleur y passe dès qu'aucune charge n'est en " +
+    "cours ; cette page demande alors une nouvelle connexion.",
+  "updates.history": "Historique",
+  "updates.noHistory": "Aucune mise à jour installée pour l'instant.",
+  "updates.at": "Heure",
+  "updates.event": "Événement",
+  "updates.version": "Version",
+  "updates.from": "Depuis",
+  "updates.reason": "Raison",
+  "updates.event.installed": "Installée",
+  "updates.event.committed": "Saine : conservée",
+  "updates.event.rolled-back": "Annulée (retour arrière)",
+  "updates.event.install-failed": "Échec de l'installation",
   "nav.events": "Journal des événements",
   "events.hint":
     "Ce qui est arrivé à la borne : défauts, badges et sessions de charge, modifications " +

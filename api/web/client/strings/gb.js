@@ -317,6 +317,45 @@ export const GB = {
   "service.diagnosticsHint": "Recent log, event log, settings (without passwords), versions, metrics and a database check, for a service technician.",
   "service.diagnosticsDownload": "Download diagnostics",
   "service.diagnosticsDownloaded": "Diagnostics downloaded.",
+  "nav.updates": "Updates",
+  "updates.hint":
+    "Signed update files go into the free slot. The controller switches to the new version at the first " +
+    "moment no charge runs, and goes back to the version before by itself when the new one does not " +
+    "become healthy.",
+  "updates.unavailable":
+    "Updates are installed here only where the controller runs under its launcher (the systemd unit of an " +
+    "installation). This controller does not: install updates at its shell (npm run update).",
+  "updates.installed": "Installed versions",
+  "updates.running": "running",
+  "updates.slot.base": "Base (installed by hand)",
+  "updates.slot.a": "Slot A",
+  "updates.slot.b": "Slot B",
+  "updates.trial":
+    "Version {version} is installed in {slot} and waits for its trial or is on it (starts so far: " +
+    "{attempts}). Another update can be installed once it is committed or rolled back.",
+  "updates.rollingBack": "Version {version} is being rolled back: {reason}",
+  "updates.install": "Install an update",
+  "updates.installHint": "A signed update file (.ccupdate, at most {max} MiB). It is checked before anything changes: a refused file changes nothing.",
+  "updates.file": "Update file",
+  "updates.upload": "Upload and install",
+  "updates.noFile": "Choose an update file first.",
+  "updates.tooLarge": "{name} is larger than {max} MiB, the largest update file this controller takes.",
+  "updates.progress": "Upload",
+  "updates.uploaded": "Uploaded {percent} % of {size} MiB.",
+  "updates.installing": "Uploaded. Checking and installing…",
+  "updates.done":
+    "Version {version} is installed in {slot}. The controller switches to it at the first moment no charge runs; this page then asks for a new login.",
+  "updates.history": "History",
+  "updates.noHistory": "No update installed yet.",
+  "updates.at": "Time",
+  "updates.event": "Event",
+  "updates.version": "Version",
+  "updates.from": "From",
+  "updates.reason": "Reason",
+  "updates.event.installed": "Installed",
+  "updates.event.committed": "Healthy: kept",
+  "updates.event.rolled-back": "Rolled back",
+  "updates.event.install-failed": "Install failed",
   "nav.events": "Event log",
   "events.hint":
     "What happened to the charger: faults, tags and transactions, " +

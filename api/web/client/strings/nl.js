@@ -323,6 +323,47 @@ export const NL = {
     "Recent logboek, gebeurtenissen, instellingen (zonder wachtwoorden), versies, metingen en een databasecontrole, voor de servicetechnicus.",
   "service.diagnosticsDownload": "Diagnose downloaden",
   "service.diagnosticsDownloaded": "Diagnose gedownload.",
+  "nav.updates": "Updates",
+  "updates.hint":
+    "Ondertekende updatebestanden gaan in het vrije slot. De controller schakelt naar de nieuwe versie " +
+    "zodra er niet geladen wordt, en gaat zelf terug naar de vorige versie als de nieuwe niet gezond " +
+    "wordt.",
+  "updates.unavailable":
+    "Updates worden hier alleen geïnstalleerd waar de controller onder zijn launcher draait (de " +
+    "systemd-unit van een installatie). Deze controller doet dat niet: installeer updates op zijn shell " +
+    "(npm run update).",
+  "updates.installed": "Geïnstalleerde versies",
+  "updates.running": "actief",
+  "updates.slot.base": "Basis (met de hand geïnstalleerd)",
+  "updates.slot.a": "Slot A",
+  "updates.slot.b": "Slot B",
+  "updates.trial":
+    "Versie {version} is geïnstalleerd in {slot} en wacht op haar proef of is erin (starts tot nu: " +
+    "{attempts}). Een volgende update kan worden geïnstalleerd zodra ze is overgenomen of teruggedraaid.",
+  "updates.rollingBack": "Versie {version} wordt teruggedraaid: {reason}",
+  "updates.install": "Update installeren",
+  "updates.installHint":
+    "Een ondertekend updatebestand (.ccupdate, hoogstens {max} MiB). Het wordt gecontroleerd voordat er iets verandert: een geweigerd bestand verandert niets.",
+  "updates.file": "Updatebestand",
+  "updates.upload": "Uploaden en installeren",
+  "updates.noFile": "Kies eerst een updatebestand.",
+  "updates.tooLarge": "{name} is groter dan {max} MiB, het grootste updatebestand dat deze controller aanneemt.",
+  "updates.progress": "Uploaden",
+  "updates.uploaded": "{percent} % van {size} MiB geüpload.",
+  "updates.installing": "Geüpload. Controleren en installeren…",
+  "updates.done":
+    "Versie {version} is geïnstalleerd in {slot}. De controller schakelt ernaar zodra er niet geladen wordt; deze pagina vraagt dan om opnieuw in te loggen.",
+  "updates.history": "Geschiedenis",
+  "updates.noHistory": "Nog geen update geïnstalleerd.",
+  "updates.at": "Tijd",
+  "updates.event": "Gebeurtenis",
+  "updates.version": "Versie",
+  "updates.from": "Van",
+  "updates.reason": "Reden",
+  "updates.event.installed": "Geïnstalleerd",
+  "updates.event.committed": "Gezond: overgenomen",
+  "updates.event.rolled-back": "Teruggedraaid",
+  "updates.event.install-failed": "Installatie mislukt",
   "nav.events": "Gebeurtenissenlogboek",
   "events.hint":
     "Wat er met de lader gebeurde: storingen, tags en laadsessies, gewijzigde " +
