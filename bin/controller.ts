@@ -5,10 +5,9 @@ import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
 import { createUpdateSwitch } from './update-switch.js';
-import { createUpdateInstaller } from '../services/field-service/updates.js';
+import { createUpdateInstaller, switchModeOf } from '../services/field-service/updates.js';
 import { trustedKeysFile } from '../services/field-service/trusted-keys.js';
 import { installRootOf } from '../services/field-service/slots.js';
-import { switchModeOf } from '../services/field-service/update-settings.js';
 import { fileURLToPath } from 'node:url';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */

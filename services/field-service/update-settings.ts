@@ -32,10 +32,6 @@ export const UPDATE_SETTINGS = declare({
 export const SWITCH_MODES = ['wait-for-idle', 'finish-charge'] as const;
 export type SwitchMode = (typeof SWITCH_MODES)[number];
 
-/** The mode the setting UpdateSwitchMode names. */
-export const switchModeOf = (settings: { get(key: 'UpdateSwitchMode'): number }): SwitchMode =>
-  SWITCH_MODES[settings.get('UpdateSwitchMode')] ?? 'wait-for-idle';
-
 /**
  * Shown among the messages (GET /v1/messages, the dashboard) while an installed update waits in `finish-charge`:
  * why no new charge starts although charging is enabled.

@@ -1,7 +1,7 @@
 import { installUpdate, type Installed } from './install-update.js';
 import { readHistory, readSlotState, type HistoryEntry, type SlotState } from './slots.js';
 import { loadTrustedKeys } from './trusted-keys.js';
-import type { SwitchMode } from './update-settings.js';
+import { SWITCH_MODES, type SwitchMode } from './update-settings.js';
 
 /**
  * Installing updates from inside the running controller (OCPP UpdateFirmware; later the web upload): the same
@@ -22,6 +22,10 @@ export interface UpdateInstaller {
   /** The slots and the update history. */
   status(): { state: SlotState; history: HistoryEntry[] };
 }
+
+/** The mode the setting UpdateSwitchMode names (what OCPP and the web upload use, and the CLI without an option). */
+export const switchModeOf = (settings: { get(key: 'UpdateSwitchMode'): number }): SwitchMode =>
+  SWITCH_MODES[settings.get('UpdateSwitchMode')] ?? 'wait-for-idle';
 
 export function createUpdateInstaller(opts: {
   root: string;
