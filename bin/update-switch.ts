@@ -39,7 +39,7 @@ export function createUpdateSwitch({ charging, shutdown, logger, timers = realIn
     if (charging().coreState()?.transaction) return;
     done = true;
     timers.clearInterval(waiting);
-    shutdown('update installed: switching to it (no charge runs)');
+    shutdown(`update installed: switching to it (no charge runs; mode ${mode})`);
   };
   return {
     /** An update is installed: switch to it once no charge runs, in `next` mode. */

@@ -98,7 +98,7 @@ describe('finish-charge', () => {
     expect(c.h.controller.settings.get('ChargingEnabled')).toBe(1);
 
     u.tick();
-    expect(u.shutdowns).toEqual(['update installed: switching to it (no charge runs)']);
+    expect(u.shutdowns).toEqual(['update installed: switching to it (no charge runs; mode finish-charge)']);
   });
 });
 
@@ -123,7 +123,7 @@ describe('wait-for-idle (the default)', () => {
 
     await c.act('unplug');
     u.tick();
-    expect(u.shutdowns).toEqual(['update installed: switching to it (no charge runs)']);
+    expect(u.shutdowns).toEqual(['update installed: switching to it (no charge runs; mode wait-for-idle)']);
   });
 });
 
@@ -149,6 +149,6 @@ describe("npm run update's choice reaches the running controller", () => {
     await c.act('unplug');
     expect(await systemState(c)).toBe('unavailable');
     u.tick();
-    expect(u.shutdowns).toHaveLength(1);
+    expect(u.shutdowns).toEqual(['update installed: switching to it (no charge runs; mode finish-charge)']);
   });
 });
