@@ -1,12 +1,14 @@
 import { RESTARTS_IN_PROCESS } from '../drivers/index.js';
 import { ConfigError, loadConfig } from '../services/config.js';
-import { startController } from './start-controller.js';
+import { startController, type Controller } from './start-controller.js';
 import { createLogger } from '../services/logger.js';
 import { notifySystemd, restartPolicy } from '../services/core/systemd.js';
 import { inProcessRestarts } from './restarts.js';
 import { createUpdateSwitch } from './update-switch.js';
-import { createUpdateInstaller } from '../services/field-service/updates.js';
+import { createUpdateInstaller, switchModeOf } from '../services/field-service/updates.js';
 import { trustedKeysFile } from '../services/field-service/trusted-keys.js';
+import { installRootOf } from '../services/field-service/slots.js';
+import { fileURLToPath } from 'node:url';
 
 /** The controller's main process: `npm start`, or the systemd unit (docs/raspberry-pi.md). */
 async function main(): Promise<void> {
@@ -62,18 +64,19 @@ async function main(): Promise<void> {
    * start the controller again.
    */
   const policy = restartPolicy(RESTARTS_IN_PROCESS[config.hardware]);
-  // Under the launcher an installed update is started by it: the controller installs (OCPP UpdateFirmware) and then
-  // ends at the first moment no charge runs.
-  const updateSwitch = createUpdateSwitch(
-    () => inProcess.current().charging.chargePoint.state().transaction !== undefined,
-    (r) => shutdown(r),
-    logger,
-  );
-  const updates =
-    underLauncher && process.env.UPDATE_ROOT
-      ? createUpdateInstaller({ root: process.env.UPDATE_ROOT, trustedKeysFile: trustedKeysFile(), switchWhenIdle: updateSwitch.switchWhenIdle })
-      : undefined;
-  const inProcess = inProcessRestarts(
+  // Under the launcher an installed update is started by it: the controller installs (OCPP UpdateFirmware), or
+  // hears from the launcher that `npm run update` did, and then ends once no charge runs (the chosen switch mode).
+  const updateSwitch = createUpdateSwitch({ charging: () => inProcess.current().charging, shutdown: (r) => shutdown(r), logger });
+  const updates = underLauncher
+    ? createUpdateInstaller({
+        root: process.env.UPDATE_ROOT ?? installRootOf(fileURLToPath(new URL('../..', import.meta.url))),
+        trustedKeysFile: trustedKeysFile(),
+        switchMode: () => switchModeOf(inProcess.current().settings),
+        switchTo: (mode) => updateSwitch.switchTo(mode),
+        log: (message) => logger.warn(message),
+      })
+    : undefined;
+  const inProcess: ReturnType<typeof inProcessRestarts<Controller>> = inProcessRestarts(
     (port, inProcessRestart) => {
       if (port !== undefined) logger.info('restarting');
       const restart =
@@ -105,7 +108,8 @@ async function main(): Promise<void> {
 
   if (underLauncher) {
     process.on('message', (message: { type?: string }) => {
-      if (message?.type === 'switch-when-idle') updateSwitch.switchWhenIdle();
+      // The launcher's SIGHUP from `npm run update` (the message keeps its name: launchers are not updated).
+      if (message?.type === 'switch-when-idle') updates?.switchToInstalled();
     });
   }
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -29,7 +29,7 @@ export interface ChargeControlOptions {
 }
 
 export function createChargeControl(
-  charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag' | 'held'>,
+  charging: Pick<ChargingService, 'coreState' | 'stopTransaction' | 'limits' | 'watch' | 'authorizeWithoutTag' | 'held' | 'newChargesRefused'>,
   options: ChargeControlOptions = { maxCurrentA: () => Infinity },
 ) {
   let paused = false;
@@ -95,6 +95,8 @@ export function createChargeControl(
       const state = charging.coreState();
       if (!state) throw conflict('No charge can start: the charge point has not started yet');
       if (state.transaction) throw conflict('A charge is already running');
+      const refused = charging.newChargesRefused();
+      if (refused) throw conflict(`No charge can start: ${refused.message}`);
       const { systemState } = state.system;
       if (systemState === 'unavailable') throw conflict('No charge can start: charging is disabled (setting ChargingEnabled)');
       if (systemState === 'error') {

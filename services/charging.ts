@@ -2,7 +2,7 @@ import type { SimState } from '../drivers/index.js';
 import type { TagTechnology, Timers } from '../drivers/types.js';
 import type { AuthorizationSource, ChargeSettings, CommandedStopReason } from '../machines/charge-cycle.js';
 import type { PairingActor } from '../machines/main-thread.js';
-import type { ChargePoint, SystemState } from './core/system-state.js';
+import type { ChargePoint, Message, SystemState } from './core/system-state.js';
 import type { CoreLink } from './core-link.js';
 import type { CoreState, FromCore, SimCommand } from './core/protocol.js';
 import { internal, invalid } from './errors.js';
@@ -70,6 +70,10 @@ export function createChargingService(deps: ChargingDeps) {
   /** Current limits set by the central system, MQTT, the simulator and the user's pause: inputs of the allocator loop. */
   const limits = createLimitInputs();
   const watchers = new Set<() => void>();
+  /** Why no new charge may start although charging is enabled (refuseNewCharges), shown among the messages. */
+  let refusal: Message | undefined;
+  /** The refusal reached the core (no transaction ran): ChargingEnabled goes to it as off from then on. */
+  let refusalApplied = false;
 
   const writer = createTransactionWriter({ transactions, events: deps.events, logger, timers: deps.timers });
   const inFlight = new Set<Promise<unknown>>();
@@ -142,8 +146,15 @@ export function createChargingService(deps: ChargingDeps) {
       cached = { version, second, state: shown };
       return shown;
     },
-    messages: () => state().messages,
+    messages: () => (refusal ? [...state().messages, refusal] : state().messages),
   };
+
+  /** Once no transaction runs, the refusal makes the charge point unavailable, as ChargingEnabled off does. */
+  function applyRefusal(): void {
+    if (!refusal || refusalApplied || !latest || latest.transaction) return;
+    refusalApplied = true;
+    linked().send({ type: 'settings', settings: { chargingEnabled: false } });
+  }
 
   function notifyWatchers(): void {
     for (const watcher of watchers) {
@@ -192,6 +203,7 @@ export function createChargingService(deps: ChargingDeps) {
       version++;
       if (next.transaction) elapsedMs(next.transaction); // anchored when it first shows, before any clock change
       for (const id of backendIds.keys()) if (next.transaction?.transactionId !== id) backendIds.delete(id);
+      applyRefusal();
       notifyWatchers();
     },
 
@@ -253,8 +265,24 @@ export function createChargingService(deps: ChargingDeps) {
 
     /** Settings changes take effect at once (the settings catalogue calls this). */
     applySettings(settings: Partial<ChargeSettings>): void {
-      linked().send({ type: 'settings', settings });
+      linked().send({ type: 'settings', settings: refusalApplied ? { ...settings, chargingEnabled: false } : settings });
     },
+
+    /**
+     * From now on no new charge starts (an installed update waits for the running charge to end: bin/update-switch.ts,
+     * docs/field-service.md#a-charge-running). The running transaction goes on; once none runs, the charge point is
+     * unavailable exactly as with ChargingEnabled off (tags refused, OCPP Unavailable), until this process ends,
+     * without changing the stored setting. `why` is shown among the messages. Asking again changes nothing.
+     */
+    refuseNewCharges(why: Message): void {
+      if (refusal) return;
+      refusal = why;
+      version++;
+      applyRefusal();
+      if (latest) notifyWatchers();
+    },
+    /** Why no new charge starts although charging is enabled (refuseNewCharges); undefined: none refused. */
+    newChargesRefused: (): Message | undefined => refusal,
 
     setLocalWhitelist(enabled: boolean): void {
       localWhitelist = enabled;

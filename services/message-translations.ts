@@ -114,6 +114,18 @@ export const MESSAGE_TRANSLATIONS: Record<string, MessageTexts> = {
       fr: "Vérifiez le câblage (RS485) et l'alimentation du compteur ; la transaction conserve le dernier relevé.",
     },
   },
+  UPDATE_WAITING: {
+    message: {
+      de: 'Ein Update ist installiert: Der laufende Ladevorgang wird beendet, kein neuer beginnt, bis der Controller mit dem Update läuft',
+      nl: 'Er is een update geïnstalleerd: de lopende laadsessie wordt afgemaakt, er start geen nieuwe tot de controller met de update opnieuw is gestart',
+      fr: 'Une mise à jour est installée : la recharge en cours est terminée, aucune nouvelle ne commence avant le redémarrage sur la mise à jour',
+    },
+    correctiveActions: {
+      de: 'Keine: Der Controller startet mit dem Update neu, sobald kein Ladevorgang läuft; danach ist Laden wieder möglich.',
+      nl: 'Geen: de controller start met de update opnieuw zodra er geen laadsessie loopt; daarna kan er weer geladen worden.',
+      fr: "Aucune : le contrôleur redémarre sur la mise à jour dès qu'aucune recharge n'est en cours ; on peut recharger après le redémarrage.",
+    },
+  },
 };
 
 /** A message in `lang` (spec 2.14; the errorCode and severity never change). */

@@ -32,6 +32,7 @@ const UpdatesBody = v.object({
         installedAt: v.string(),
         attempts: v.number(),
         rollingBack: v.optional(v.string()),
+        switchMode: v.optional(v.pipe(v.picklist(['wait-for-idle', 'finish-charge']), v.description('How the running controller switches to it'))),
       }),
     ),
     v.description('The update installed and waiting for or on its trial, or null'),

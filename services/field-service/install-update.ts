@@ -15,14 +15,17 @@ import {
   writeSlotState,
   type SlotName,
 } from './slots.js';
+import { takeInstallLock } from './install-lock.js';
 import { UpdateRefused, verifyUpdateFile, type UpdateManifest } from './update-file.js';
+import type { SwitchMode } from './update-settings.js';
 
 /**
  * Installing an update file (docs/field-service.md#installing-an-update): verify it against the running version
  * (the active slot's), unpack its payload beside the inactive slot, fsync it, put it in the slot's place and mark
  * it for trial. The launcher (bin/launcher.ts) starts it at the next start of the controller and decides between
  * commit and rollback. A power cut at any point leaves the state file as it was (no trial) or with the complete
- * trial: an unpacking left behind is discarded by the next launcher start or install.
+ * trial: an unpacking left behind is discarded by the next launcher start or install. One install runs at a time
+ * (install-lock.ts): a second one is refused and changes nothing.
  */
 
 export interface InstallOptions {
@@ -32,6 +35,10 @@ export interface InstallOptions {
   /** `${process.platform}-${process.arch}` unless given (tests). */
   architecture?: string;
   now?: () => number;
+  /** How the running controller is to switch to it (kept in the trial); absent: its setting UpdateSwitchMode. */
+  switchMode?: SwitchMode;
+  /** Where the taking over of a stale install lock is logged. */
+  log?: (message: string) => void;
 }
 
 export interface Installed {
@@ -48,7 +55,16 @@ export class InstallFailed extends Error {
   }
 }
 
-export async function installUpdate(file: Uint8Array, { root, trustedKeys, architecture, now = Date.now }: InstallOptions): Promise<Installed> {
+export async function installUpdate(file: Uint8Array, opts: InstallOptions): Promise<Installed> {
+  const release = takeInstallLock(opts.root, { ...(opts.now ? { now: opts.now } : {}), ...(opts.log ? { log: opts.log } : {}) });
+  try {
+    return await installLocked(file, opts);
+  } finally {
+    release();
+  }
+}
+
+async function installLocked(file: Uint8Array, { root, trustedKeys, architecture, now = Date.now, switchMode }: InstallOptions): Promise<Installed> {
   const state = readSlotState(root);
   if (state.trial) {
     throw new UpdateRefused(`Version ${state.trial.version} is installed and waiting for or on its trial: install again once it is committed or rolled back`);
@@ -82,6 +98,7 @@ export async function installUpdate(file: Uint8Array, { root, trustedKeys, archi
         firstNewMigration: manifest.migrations[running.migrations.length] ?? null,
         installedAt: new Date(now()).toISOString(),
         attempts: 0,
+        ...(switchMode ? { switchMode } : {}),
       },
     });
   } catch (err) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type { SwitchMode } from './update-settings.js';
 
 /**
  * The installed versions (docs/field-service.md#installing-an-update): the install root's own tree (`base`, put
@@ -26,6 +27,11 @@ export interface Trial {
   installedAt: string;
   /** Starts of the new version so far (each start counts before it runs: a power cut counts too). */
   attempts: number;
+  /**
+   * How the running controller switches to it (docs/field-service.md#a-charge-running), when the installer was
+   * told; absent: the controller's setting UpdateSwitchMode decides.
+   */
+  switchMode?: SwitchMode;
   /** Set once a rollback was decided (why): a start finds it and completes the rollback. */
   rollingBack?: string;
 }
@@ -59,6 +65,9 @@ export const slotDir = (root: string, slot: SlotName) => (slot === 'base' ? root
 export const unpackingDir = (root: string, slot: 'a' | 'b') => join(slotsDir(root), `${slot}.unpacking`);
 const stateFile = (root: string) => join(slotsDir(root), 'state.json');
 const historyFile = (root: string) => join(slotsDir(root), 'history.json');
+
+/** The install root of the controller tree `tree`: the tree itself, or the root when the tree is one of its slots. */
+export const installRootOf = (tree: string): string => (basename(dirname(tree)) === 'slots' ? dirname(dirname(tree)) : tree);
 
 /** The slot an update installs into: the one neither running nor the version before it (never `base`). */
 export const inactiveSlot = (state: SlotState): 'a' | 'b' => (state.active === 'a' ? 'b' : 'a');

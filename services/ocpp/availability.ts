@@ -43,10 +43,11 @@ export async function createAvailability(ctx: OcppContext) {
   return {
     calls,
     /**
-     * Inoperative is scheduled and no transaction runs any more: the connector is Unavailable from now, before the
-     * setting reaches the core (so the central system never sees it Available in between).
+     * Inoperative is scheduled (or an installed update refuses new charges: services/charging.ts refuseNewCharges)
+     * and no transaction runs any more: the connector is Unavailable from now, before the setting reaches the core
+     * (so the central system never sees it Available in between).
      */
-    inoperativeScheduled: () => scheduled === 0 && !charging.coreState()?.transaction,
+    inoperativeScheduled: () => (scheduled === 0 || charging.newChargesRefused() !== undefined) && !charging.coreState()?.transaction,
     /** A change scheduled during a transaction, now that none runs. */
     async applyScheduled(): Promise<void> {
       const value = scheduled;

@@ -14,7 +14,7 @@ export function createRemoteControl(ctx: OcppContext, schedule: ChargingSchedule
 
   async function remoteStart(idTag: string, connectorId: number | undefined, profile: ChargingProfile | undefined): Promise<string> {
     const state = charging.coreState();
-    if (!state || (connectorId !== undefined && connectorId !== 1) || state.transaction) return 'Rejected';
+    if (!state || (connectorId !== undefined && connectorId !== 1) || state.transaction || charging.newChargesRefused()) return 'Rejected';
     const { ocppState: ocpp, authState } = state.system;
     if (!['available', 'preparing', 'finishing'].includes(ocpp) || authState === 'authorized_for_charging') return 'Rejected';
     // A reservation holds the connector for its tags only (OCPP 1.6 5.13).

@@ -2,6 +2,7 @@ import { CHARGING_SETTINGS } from '../charging-settings.js';
 import { ENERGY_MODE_SETTINGS, SCHEDULE_SETTINGS, SOLAR_SETTINGS } from '../energy/settings.js';
 import { ENERGY_INPUT_SETTINGS } from '../energy/input-settings.js';
 import { EVENT_LOG_SETTINGS } from '../event-log-settings.js';
+import { UPDATE_SETTINGS } from '../field-service/update-settings.js';
 import { SITE_SETTINGS } from '../energy/site-settings.js';
 import { TIME_ZONE_SETTINGS } from '../time-zone-settings.js';
 import { I18N_SETTINGS } from '../i18n-settings.js';
@@ -43,6 +44,7 @@ const DECLARED = {
   ...IDENTITY_SETTINGS,
   ...LOGGER_SETTINGS,
   ...EVENT_LOG_SETTINGS,
+  ...UPDATE_SETTINGS,
 };
 type Declared = typeof DECLARED;
 
@@ -150,6 +152,7 @@ const LAYOUT: { key: GroupKey; sub_groups: { key: string; label: Text; fields: (
         label: { gb: 'Logging', de: 'Protokollierung', nl: 'Logboek', fr: 'Journalisation' },
         fields: ['LogLevel', ...keys(EVENT_LOG_SETTINGS)],
       },
+      { key: 'updates', label: { gb: 'Updates', de: 'Updates', nl: 'Updates', fr: 'Mises à jour' }, fields: keys(UPDATE_SETTINGS) },
     ],
   },
   {

@@ -36,7 +36,7 @@ useControllerPage('updates', (parts) => ({ h, w, page } = parts), {
     // Some MB of incompressible bytes: the upload reports progress more than once.
     await writeFakeTree(join(root, 'next'), '0.2.0', [INITIAL, ADD_METER], 'good', 4 * 1024 * 1024);
     good = Buffer.from(await fakeUpdate(join(root, 'next'), key.secretKey));
-    return { updates: createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchWhenIdle: () => switches++ }) };
+    return { updates: createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchMode: () => 'wait-for-idle', switchTo: () => switches++ }) };
   },
   prepare: async (h) => {
     await h.controller.accounts.set(INSTALLER.username, 'installer', INSTALLER.password);

@@ -110,7 +110,8 @@ describe('a good update', () => {
     expect(slot).toBe('a');
     expect(readSlotState(root).trial).toMatchObject({ slot: 'a', version: '0.2.0', fromSlot: 'base', firstNewMigration: '0001_meter', attempts: 0 });
     switchNow();
-    await until(() => readSlotState(root).active === 'a');
+    // The launcher writes the state, then the history: both are waited for (a loaded machine reads in between).
+    await until(() => readSlotState(root).active === 'a' && readHistory(root).length === 2);
     expect(await running()).toBe('0.2.0');
     expect(readSlotState(root).trial).toBeNull();
     expect(readHistory(root).map((h) => h.event)).toEqual(['installed', 'committed']);

@@ -24,7 +24,7 @@ test('an installer sees the slots, the update waiting for its trial and the hist
   await writeFakeTree(root, '0.1.0', [INITIAL], 'good');
   await writeFile(join(root, 'keys'), `${Buffer.from(key.publicKey).toString('hex')}\n`);
   await writeFakeTree(join(root, 'next'), '0.2.0', [INITIAL, ADD_METER], 'good');
-  const updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchWhenIdle: () => {} });
+  const updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchMode: () => 'wait-for-idle', switchTo: () => {} });
   await updates.install(await fakeUpdate(join(root, 'next'), key.secretKey));
 
   const h = await startHarness({ updates });

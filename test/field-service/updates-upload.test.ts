@@ -32,7 +32,7 @@ beforeEach(async () => {
   await writeFakeTree(join(root, 'next'), '0.2.0', [INITIAL, ADD_METER], 'good');
   good = await fakeUpdate(join(root, 'next'), key.secretKey);
   switches = 0;
-  updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchWhenIdle: () => switches++ });
+  updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchMode: () => 'wait-for-idle', switchTo: () => switches++ });
   h = await startHarness({ updates });
   await h.controller.accounts.set(INSTALLER.name, 'installer', INSTALLER.password);
   installer = await h.login(INSTALLER.name, INSTALLER.password);

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { readHistory, readSlotState } from '../../services/field-service/slots.js';
 import { newSigningKey } from '../../services/field-service/update-file.js';
-import { createUpdateInstaller } from '../../services/field-service/updates.js';
+import { createUpdateInstaller, switchModeOf } from '../../services/field-service/updates.js';
+import type { Controller } from '../../bin/start-controller.js';
 import { fakeUpdate, INITIAL, ADD_METER, writeFakeTree } from '../field-service/fake-versions.js';
 import { until, useOcppChargers } from './support.js';
 
@@ -51,17 +52,26 @@ async function installRoot() {
   const tree = join(root, 'next');
   await writeFakeTree(tree, '0.2.0', [INITIAL, ADD_METER], 'good');
   const file = await fakeUpdate(tree, key.secretKey);
-  const switches: number[] = [];
-  const updates = createUpdateInstaller({ root, trustedKeysFile: join(root, 'keys'), switchWhenIdle: () => switches.push(1) });
-  return { root, file, updates, switches };
+  const switches: string[] = [];
+  /** The controller whose setting UpdateSwitchMode the installer reads (as bin/controller.ts wires it). */
+  const of: { controller?: Pick<Controller, 'settings'> } = {};
+  const updates = createUpdateInstaller({
+    root,
+    trustedKeysFile: join(root, 'keys'),
+    switchMode: () => switchModeOf(of.controller!.settings),
+    switchTo: (mode) => switches.push(mode),
+  });
+  return { root, file, updates, switches, of };
 }
 
 const statuses = (c: Awaited<ReturnType<typeof charger>>) => c.csms.calls('FirmwareStatusNotification').map((p: any) => p.status);
 const now = (c: Awaited<ReturnType<typeof charger>>) => new Date(c.clock.now()).toISOString();
 
+// The switch is asked for in the mode of the setting UpdateSwitchMode (finish-charge here), kept in the trial.
 test('UpdateFirmware: downloaded (basic authentication from the URL), installed into the inactive slot for trial, the switch asked for', async () => {
   const r = await installRoot();
-  const c = await charger({ harness: { updates: r.updates } });
+  const c = await charger({ harness: { updates: r.updates }, settings: { UpdateSwitchMode: 1 } });
+  r.of.controller = c.h.controller;
   await c.online();
   const profiles = await c.csms.call('GetConfiguration', { key: ['SupportedFeatureProfiles'] });
   expect(profiles.configurationKey[0].value).toBe('Core,LocalAuthListManagement,RemoteTrigger,SmartCharging,Reservation,FirmwareManagement');
@@ -70,13 +80,14 @@ test('UpdateFirmware: downloaded (basic authentication from the URL), installed 
   await until(c, () => statuses(c).includes('Installed'), 'the install');
   expect(statuses(c)).toEqual(['Downloading', 'Downloaded', 'Installing', 'Installed']);
   expect(store.requests).toEqual([{ url: '/fw/0.2.0.ccupdate', authorization: `Basic ${Buffer.from('cs:pa$$').toString('base64')}` }]);
-  expect(readSlotState(r.root).trial).toMatchObject({ slot: 'a', version: '0.2.0', attempts: 0 });
-  expect(r.switches).toHaveLength(1);
+  expect(readSlotState(r.root).trial).toMatchObject({ slot: 'a', version: '0.2.0', attempts: 0, switchMode: 'finish-charge' });
+  expect(r.switches).toEqual(['finish-charge']);
 });
 
 test('retrieveDate in the future is waited for; a failed download is tried again after retryInterval; every try failed: DownloadFailed', async () => {
   const r = await installRoot();
   const c = await charger({ harness: { updates: r.updates } });
+  r.of.controller = c.h.controller;
   await c.online();
   const flaky = await fileStore(r.file, [503]);
   await c.csms.call('UpdateFirmware', {
@@ -97,6 +108,7 @@ test('retrieveDate in the future is waited for; a failed download is tried again
 
   const r2 = await installRoot();
   const c2 = await charger({ harness: { updates: r2.updates } });
+  r2.of.controller = c2.h.controller;
   await c2.online();
   const broken = await fileStore(r2.file, [500, 500]);
   await c2.csms.call('UpdateFirmware', { location: `${broken.url}/x`, retrieveDate: now(c2), retries: 0 });
@@ -108,6 +120,7 @@ test('retrieveDate in the future is waited for; a failed download is tried again
 test('a tampered file: InstallationFailed, nothing installed; other locations than http(s) and a second request are refused', async () => {
   const r = await installRoot();
   const c = await charger({ harness: { updates: r.updates } });
+  r.of.controller = c.h.controller;
   await c.online();
   const tampered = Buffer.from(r.file);
   tampered[tampered.length - 5]! ^= 0xff;
