@@ -7,15 +7,9 @@ import { UpdateRefused } from '../../services/field-service/update-file.js';
 import type { UpdateInstaller } from '../../services/field-service/updates.js';
 import { OperationFailed } from '../responses.js';
 import type { AppContext, Router } from '../types.js';
+import { MAX_UPDATE_FILE_BYTES } from '../../services/field-service/update-file.js';
 import { receiveToFile } from '../upload-body.js';
 import { FIELD_SERVICE_ROLE } from './field-service.js';
-
-/**
- * Largest update file POST /v1/updates takes. An update file with its production dependencies is tens of MB; the
- * installer holds the file in memory once (it verifies and unpacks it from there), so this also bounds what an
- * install takes of a Raspberry Pi's memory.
- */
-export const UPDATE_UPLOAD_LIMIT_BYTES = 256 * 1024 * 1024;
 
 const Slot = v.picklist(['base', 'a', 'b']);
 const UpdatesBody = v.object({
@@ -80,7 +74,7 @@ export function updateRoutes(router: Router, updates: UpdateInstaller): void {
       POST: {
         summary: 'Upload and install an update file; the controller switches to it at the first moment no charge runs (extension, HTTP only)',
         description:
-          `The raw update file (.ccupdate) as the body, at most ${UPDATE_UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB. The role is checked before the ` +
+          `The raw update file (.ccupdate) as the body, at most ${MAX_UPDATE_FILE_BYTES / 1024 / 1024} MiB. The role is checked before the ` +
           'body is read. The file is verified (signature by a trusted key, checksum, a newer version, the running version at least its minimum, ' +
           'its migrations, the architecture) and installed into the inactive slot for trial (docs/field-service.md): a refused file changes ' +
           'nothing. Not over NFC: one NFC request is at most 32 KiB.',
@@ -113,7 +107,7 @@ export function updateRoutes(router: Router, updates: UpdateInstaller): void {
           try {
             const intake = c.get('intake');
             // Each piece counts as the session's activity (a long upload keeps it) and stops the upload once it ended.
-            const body = await receiveToFile(c, updates.uploadFile, UPDATE_UPLOAD_LIMIT_BYTES, () => intake.received?.(c));
+            const body = await receiveToFile(c, updates.uploadFile, MAX_UPDATE_FILE_BYTES, () => intake.received?.(c));
             if (!body.ok) throw invalid(body.detail);
             const file = await readFile(updates.uploadFile);
             // The copy on the card goes before unpacking needs the space.
@@ -146,7 +140,7 @@ export function updateRoutes(router: Router, updates: UpdateInstaller): void {
         handle: (c) => {
           refuseBelowRole(c, 'The update history');
           const { state, history } = updates.status();
-          return c.json({ active: state.active, versions: state.versions, trial: state.trial, maxUploadBytes: UPDATE_UPLOAD_LIMIT_BYTES, history });
+          return c.json({ active: state.active, versions: state.versions, trial: state.trial, maxUploadBytes: MAX_UPDATE_FILE_BYTES, history });
         },
       },
     },

@@ -11,6 +11,12 @@ import * as v from 'valibot';
 
 export const UPDATE_MAGIC = 'CCUPDATE1';
 export const UPDATE_FORMAT = 'charge-controller-update';
+/**
+ * Largest update file taken in, by any way (the web upload, OCPP's download). An update file with its production
+ * dependencies is tens of MB; the installer holds the file in memory once (it verifies and unpacks it from there),
+ * so this also bounds what an install takes of a Raspberry Pi's memory.
+ */
+export const MAX_UPDATE_FILE_BYTES = 256 * 1024 * 1024;
 
 const Version = v.pipe(v.string(), v.regex(/^\d+\.\d+\.\d+$/, 'a version is MAJOR.MINOR.PATCH'));
 const ManifestSchema = v.object({

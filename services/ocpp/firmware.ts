@@ -1,4 +1,5 @@
 import type { UpdateInstaller } from '../field-service/updates.js';
+import { MAX_UPDATE_FILE_BYTES } from '../field-service/update-file.js';
 import { safeUrl } from '../events.js';
 import type { IncomingCalls, OcppContext } from './context.js';
 import { requestOf, transferLocation } from './transfer.js';
@@ -10,8 +11,6 @@ export const DEFAULT_DOWNLOAD_RETRIES = 1;
 export const DEFAULT_DOWNLOAD_RETRY_INTERVAL_S = 60;
 /** Longest time one download attempt may take (real time): an update file of a Pi is tens of MB. */
 export const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
-/** Larger answers are not an update file of this controller. */
-export const MAX_UPDATE_BYTES = 512 * 1024 * 1024;
 
 type FirmwareStatus = 'Downloading' | 'Downloaded' | 'DownloadFailed' | 'Installing' | 'Installed' | 'InstallationFailed';
 
@@ -40,9 +39,9 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
         await res.arrayBuffer().catch(() => undefined);
         return `HTTP ${res.status}`;
       }
-      if (Number(res.headers.get('content-length') ?? 0) > MAX_UPDATE_BYTES) return 'larger than an update file can be';
+      if (Number(res.headers.get('content-length') ?? 0) > MAX_UPDATE_FILE_BYTES) return 'larger than an update file can be';
       const bytes = Buffer.from(await res.arrayBuffer());
-      return bytes.length > MAX_UPDATE_BYTES ? 'larger than an update file can be' : bytes;
+      return bytes.length > MAX_UPDATE_FILE_BYTES ? 'larger than an update file can be' : bytes;
     } catch (err) {
       return (err as Error).message;
     }

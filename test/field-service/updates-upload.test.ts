@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { UPDATE_UPLOAD_LIMIT_BYTES } from '../../api/routes/updates.js';
+import { MAX_UPDATE_FILE_BYTES } from '../../services/field-service/update-file.js';
 import { newSigningKey } from '../../services/field-service/update-file.js';
 import { createUpdateInstaller, type UpdateInstaller } from '../../services/field-service/updates.js';
 import { startHarness, type Harness, type HttpResult } from '../harness.js';
@@ -116,10 +116,10 @@ describe('POST /v1/updates', () => {
     }
   });
 
-  test(`a body over ${UPDATE_UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB is refused (announced or streamed) and leaves no file`, async () => {
-    const announced = await partialUpload(installer, UPDATE_UPLOAD_LIMIT_BYTES + 1);
+  test(`a body over ${MAX_UPDATE_FILE_BYTES / 1024 / 1024} MiB is refused (announced or streamed) and leaves no file`, async () => {
+    const announced = await partialUpload(installer, MAX_UPDATE_FILE_BYTES + 1);
     expect(announced.status).toBe(400);
-    expect(announced.json.cause).toContain(`larger than ${UPDATE_UPLOAD_LIMIT_BYTES} bytes`);
+    expect(announced.json.cause).toContain(`larger than ${MAX_UPDATE_FILE_BYTES} bytes`);
     await expectNothingChanged();
 
     // Chunked (no length announced): refused as the limit is passed, the part received removed.
@@ -143,7 +143,7 @@ describe('POST /v1/updates', () => {
       req.on('error', () => undefined); // the controller closes the connection once it has answered
       let sent = 0;
       const more = () => {
-        while (sent <= UPDATE_UPLOAD_LIMIT_BYTES) {
+        while (sent <= MAX_UPDATE_FILE_BYTES) {
           sent += piece.length;
           if (!req.write(piece)) return void req.once('drain', more);
         }
@@ -153,7 +153,7 @@ describe('POST /v1/updates', () => {
       more();
     });
     expect(res.status).toBe(400);
-    expect(res.json.cause).toContain(`larger than ${UPDATE_UPLOAD_LIMIT_BYTES} bytes`);
+    expect(res.json.cause).toContain(`larger than ${MAX_UPDATE_FILE_BYTES} bytes`);
     await expectNothingChanged();
   }, 120_000);
 
