@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -53,25 +53,35 @@ async function expectNothingChanged() {
 }
 
 /**
- * Sends `head` of a body announced as `length` bytes (or chunked) and answers the response without ever sending the
- * rest: a response proves the endpoint answered before reading the body.
+ * Opens an upload announced as `length` bytes (or chunked) and sends nothing yet: `answered` settles with the
+ * controller's answer, which may come before the whole body (it closes the connection then, so a later error on
+ * the request is expected and ignored).
  */
-function partialUpload(session: string | undefined, length: number | 'chunked', head = Buffer.from('CCUPDATE1\n')): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
-    if (session) headers.authorization = session;
-    if (length !== 'chunked') headers['content-length'] = String(length);
-    const req = request({ host: '127.0.0.1', port: h.controller.port, method: 'POST', path: '/v1/updates', headers, agent: false }, (res) => {
+function openUpload(session: string | undefined, length: number | 'chunked'): { req: ClientRequest; answered: Promise<HttpResult> } {
+  const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  if (session) headers.authorization = session;
+  if (length !== 'chunked') headers['content-length'] = String(length);
+  let req!: ClientRequest;
+  const answered = new Promise<HttpResult>((resolve, reject) => {
+    req = request({ host: '127.0.0.1', port: h.controller.port, method: 'POST', path: '/v1/updates', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (t: string) => (text += t));
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: text ? JSON.parse(text) : undefined });
-      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: text ? JSON.parse(text) : undefined }));
     });
     req.on('error', reject);
-    req.write(head);
   });
+  return { req, answered };
+}
+
+/** Sends `head` of a body and never the rest: a response proves the endpoint answered before reading the body. */
+async function partialUpload(session: string | undefined, length: number | 'chunked', head = Buffer.from('CCUPDATE1\n')): Promise<HttpResult> {
+  const { req, answered } = openUpload(session, length);
+  req.write(head);
+  try {
+    return await answered;
+  } finally {
+    req.destroy();
+  }
 }
 
 describe('POST /v1/updates', () => {
@@ -124,34 +134,18 @@ describe('POST /v1/updates', () => {
 
     // Chunked (no length announced): refused as the limit is passed, the part received removed.
     const piece = Buffer.alloc(1024 * 1024, 7);
-    const res = await new Promise<HttpResult>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: h.controller.port,
-          method: 'POST',
-          path: '/v1/updates',
-          headers: { authorization: installer, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
-          agent: false,
-        },
-        (r) => {
-          let text = '';
-          r.setEncoding('utf8').on('data', (t: string) => (text += t));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, text, json: JSON.parse(text) }));
-        },
-      );
-      req.on('error', () => undefined); // the controller closes the connection once it has answered
-      let sent = 0;
-      const more = () => {
-        while (sent <= MAX_UPDATE_FILE_BYTES) {
-          sent += piece.length;
-          if (!req.write(piece)) return void req.once('drain', more);
-        }
-        req.end();
-      };
-      req.once('error', reject);
-      more();
-    });
+    const { req, answered } = openUpload(installer, 'chunked');
+    let sent = 0;
+    const more = () => {
+      while (sent <= MAX_UPDATE_FILE_BYTES) {
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', more);
+      }
+      req.end();
+    };
+    more();
+    const res = await answered;
+    req.destroy();
     expect(res.status).toBe(400);
     expect(res.json.cause).toContain(`larger than ${MAX_UPDATE_FILE_BYTES} bytes`);
     await expectNothingChanged();
@@ -171,24 +165,7 @@ describe('POST /v1/updates', () => {
   });
 
   test('an upload whose session ends while it arrives is refused with 401 at its next piece, and its part removed', async () => {
-    let answer!: (res: HttpResult) => void;
-    const answered = new Promise<HttpResult>((resolve) => (answer = resolve));
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: h.controller.port,
-        method: 'POST',
-        path: '/v1/updates',
-        headers: { authorization: installer, 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (t: string) => (text += t));
-        res.on('end', () => answer({ status: res.statusCode ?? 0, headers: res.headers, text, json: JSON.parse(text) }));
-      },
-    );
-    req.on('error', () => undefined); // closed once answered
+    const { req, answered } = openUpload(installer, 'chunked');
     req.write(good.subarray(0, 1000));
     await until(() => existsSync(updates.uploadFile));
     await h.login(); // another login ends the installer's session
