@@ -1,3 +1,5 @@
+import { zoneFormatter } from '../time-zone.js';
+
 /**
  * The charging schedule (setting ChargingSchedule): weekly windows in the controller's time zone,
  * `Mo-Fr 22:00-06:00, Sa-Su 00:00-24:00`. A window whose end is not after its start runs past midnight into the
@@ -41,7 +43,7 @@ export function parseSchedule(text: string): Schedule | null {
 
 /** Weekday (0 Sunday) and minute of the day of `at` in `timeZone` (undefined: the process's). */
 export function localMinuteOfWeek(at: number, timeZone?: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = zoneFormatter('minuteOfWeek', timeZone).formatToParts(at);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   const day = DAYS.indexOf(get('weekday').slice(0, 2) as (typeof DAYS)[number]);
   return day * MINUTES_PER_DAY + Number(get('hour')) * 60 + Number(get('minute'));

@@ -1,3 +1,5 @@
+import { zoneFormatter } from '../time-zone.js';
+
 /**
  * Today's energy into the vehicle by where it came from (Wh, the local day): each step's charging energy split by
  * the share the solar surplus covered (surplus / charging power, 0..1); the rest came from the grid. They are shown,
@@ -18,8 +20,7 @@ export interface TodayEnergy {
 const MAX_STEP_MS = 10_000;
 
 /** The local day of `at` in `timeZone` (undefined: the process's). */
-export const localDay = (at: number, timeZone?: string): string =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+export const localDay = (at: number, timeZone?: string): string => zoneFormatter('day', timeZone).format(at);
 
 /** The figures after a step at `at` with the charging power (W) and the surplus (W; null: unknown, counted as grid). */
 export function addStep(today: TodayEnergy | null, at: number, chargingW: number, surplusW: number | null, timeZone?: string): TodayEnergy {
