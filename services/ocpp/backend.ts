@@ -21,6 +21,7 @@ import { createReservations } from './reservation.js';
 import { createProfileStore, type ProfilePurpose } from './smart-charging.js';
 import { createStatusNotifications } from './status-notification.js';
 import { loadStoredKeys } from './stored-keys.js';
+import { offeredProtocols } from './versions.js';
 import { configurationError, createTransport, type TransportOptions } from './transport.js';
 import { triggerCalls } from './trigger.js';
 
@@ -99,28 +100,33 @@ export async function createBackend(deps: BackendDeps) {
     clock,
     pingIntervalMs: () => ctx.setting('OcppWebSocketPingInterval') * 1000,
     logger,
+    protocols: offeredProtocols(settings.get('OcppVersions')),
     ...(deps.frame ? { frame: deps.frame } : {}),
   });
-  const transport = createTransport(transportOptions(), handleCall, {
-    opened: () => {
-      logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
-      deps.events?.backend('connected', { url: settings.get('OcppUrl') });
-      deps.connection?.connected();
-      ctx.sendLink({ type: 'SOCKET.OPENED' });
+  const transport = createTransport(
+    transportOptions(),
+    { 'ocpp1.6': handleCall },
+    {
+      opened: () => {
+        logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
+        deps.events?.backend('connected', { url: settings.get('OcppUrl') });
+        deps.connection?.connected();
+        ctx.sendLink({ type: 'SOCKET.OPENED' });
+      },
+      failed: (reason) => {
+        logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
+        deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
+        deps.connection?.failed(String(reason));
+        ctx.sendLink({ type: 'SOCKET.FAILED' });
+      },
+      closed: (reason) => {
+        logger.warn({ reason }, 'OCPP: the connection to the central system closed');
+        deps.events?.backend('disconnected', { reason: String(reason) });
+        deps.connection?.failed(String(reason));
+        ctx.sendLink({ type: 'SOCKET.CLOSED' });
+      },
     },
-    failed: (reason) => {
-      logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
-      deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
-      deps.connection?.failed(String(reason));
-      ctx.sendLink({ type: 'SOCKET.FAILED' });
-    },
-    closed: (reason) => {
-      logger.warn({ reason }, 'OCPP: the connection to the central system closed');
-      deps.events?.backend('disconnected', { reason: String(reason) });
-      deps.connection?.failed(String(reason));
-      ctx.sendLink({ type: 'SOCKET.CLOSED' });
-    },
-  });
+  );
 
   /** The core's state changed: a transaction started or ended, statuses to send. */
   let runningTx: string | undefined;
