@@ -127,10 +127,18 @@ export const OCPP_PROTOCOL_SETTINGS = declare({
   OcppVersions: {
     label: { gb: 'OCPP versions', de: 'OCPP-Versionen', nl: 'OCPP-versies', fr: 'Versions OCPP' },
     description: {
-      gb: 'The OCPP versions offered to the central system (WebSocket subprotocols), in order of preference; the central system picks one. The OCPP 2.0.1 charging station is not complete yet (docs/ocpp.md).',
-      de: 'Die dem Zentralsystem angebotenen OCPP-Versionen (WebSocket-Subprotokolle), in der bevorzugten Reihenfolge; das Zentralsystem wählt eine. Die OCPP-2.0.1-Ladestation ist noch nicht vollständig (docs/ocpp.md).',
-      nl: 'De OCPP-versies die aan het centrale systeem worden aangeboden (WebSocket-subprotocollen), in volgorde van voorkeur; het centrale systeem kiest er een. Het OCPP 2.0.1-laadstation is nog niet compleet (docs/ocpp.md).',
-      fr: "Les versions OCPP proposées au système central (sous-protocoles WebSocket), par ordre de préférence ; le système central en choisit une. La borne OCPP 2.0.1 n'est pas encore complète (docs/ocpp.md).",
+      gb:
+        'The OCPP versions offered to the central system (WebSocket subprotocols), in order of preference; the central ' +
+        'system picks one. The OCPP 2.0.1 charging station is not complete yet (docs/ocpp.md).',
+      de:
+        'Die dem Zentralsystem angebotenen OCPP-Versionen (WebSocket-Subprotokolle), in der bevorzugten Reihenfolge; ' +
+        'das Zentralsystem wählt eine. Die OCPP-2.0.1-Ladestation ist noch nicht vollständig (docs/ocpp.md).',
+      nl:
+        'De OCPP-versies die aan het centrale systeem worden aangeboden (WebSocket-subprotocollen), in volgorde van ' +
+        'voorkeur; het centrale systeem kiest er een. Het OCPP 2.0.1-laadstation is nog niet compleet (docs/ocpp.md).',
+      fr:
+        'Les versions OCPP proposées au système central (sous-protocoles WebSocket), par ordre de préférence ; le ' +
+        "système central en choisit une. La borne OCPP 2.0.1 n'est pas encore complète (docs/ocpp.md).",
     },
     type: 'string',
     length: [7, 24],
