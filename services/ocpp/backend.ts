@@ -35,6 +35,8 @@ export type { BackendDeps } from './context.js';
  * (through services/charging.ts's tag path), queues transaction messages in the database (outbox.ts) and feeds the
  * charging schedule into the charge cycle's load limit. With OcppEnabled off it does nothing but keep the hooks
  * that let an earlier run's queued messages wait. This file only assembles the features (one file each).
+ * With OcppVersions offering 2.0.1, the 2.0.1 charging station (ocpp201/station.ts) is assembled too, over the same
+ * transport, queue, authorization store and link actor; the version the central system picked speaks.
  */
 export async function createBackend(deps: BackendDeps) {
   const { database, settings, charging, transactions, clock, now, logger } = deps;
@@ -117,36 +119,33 @@ export async function createBackend(deps: BackendDeps) {
     clock,
     pingIntervalMs: () => ctx.setting('OcppWebSocketPingInterval') * 1000,
     logger,
-    protocols: offeredProtocols(settings.get('OcppVersions')),
+    protocols: versions.offered,
     ...(deps.frame ? { frame: deps.frame } : {}),
   });
-  const transport = createTransport(
-    transportOptions(),
-    { 'ocpp1.6': handleCall, ...(station201 ? { 'ocpp2.0.1': station201.calls } : {}) },
-    {
-      opened: () => {
-        const protocol = transport.protocol() ?? 'ocpp1.6';
-        ctx.track(versions.negotiated(protocol));
-        charging.setOccupiedModel(protocol === 'ocpp2.0.1');
-        logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
-        deps.events?.backend('connected', { url: settings.get('OcppUrl') });
-        deps.connection?.connected();
-        ctx.sendLink({ type: 'SOCKET.OPENED' });
-      },
-      failed: (reason) => {
-        logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
-        deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
-        deps.connection?.failed(String(reason));
-        ctx.sendLink({ type: 'SOCKET.FAILED' });
-      },
-      closed: (reason) => {
-        logger.warn({ reason }, 'OCPP: the connection to the central system closed');
-        deps.events?.backend('disconnected', { reason: String(reason) });
-        deps.connection?.failed(String(reason));
-        ctx.sendLink({ type: 'SOCKET.CLOSED' });
-      },
+  const versionCalls = { 'ocpp1.6': handleCall, ...(station201 ? { 'ocpp2.0.1': station201.calls } : {}) };
+  const transport = createTransport(transportOptions(), versionCalls, {
+    opened: () => {
+      const protocol = transport.protocol() ?? 'ocpp1.6';
+      ctx.track(versions.negotiated(protocol));
+      charging.setOccupiedModel(protocol === 'ocpp2.0.1');
+      logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
+      deps.events?.backend('connected', { url: settings.get('OcppUrl') });
+      deps.connection?.connected();
+      ctx.sendLink({ type: 'SOCKET.OPENED' });
     },
-  );
+    failed: (reason) => {
+      logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
+      deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
+      deps.connection?.failed(String(reason));
+      ctx.sendLink({ type: 'SOCKET.FAILED' });
+    },
+    closed: (reason) => {
+      logger.warn({ reason }, 'OCPP: the connection to the central system closed');
+      deps.events?.backend('disconnected', { reason: String(reason) });
+      deps.connection?.failed(String(reason));
+      ctx.sendLink({ type: 'SOCKET.CLOSED' });
+    },
+  });
 
   /** The core's state changed: a transaction started or ended, statuses to send. */
   let runningTx: string | undefined;
@@ -169,7 +168,11 @@ export async function createBackend(deps: BackendDeps) {
   const linkActions = {
     openSocket: () => transport.open(),
     closeSocket: () => transport.close(),
-    sendBootNotification: () => (station() ? station()?.boot() : ctx.fire(boot(ctx))),
+    sendBootNotification: () => {
+      const s201 = station();
+      if (s201) s201.boot();
+      else ctx.fire(boot(ctx));
+    },
     sendHeartbeat: () => ctx.fire(heartbeat(ctx)),
     online: () => {
       const s201 = station();

@@ -198,6 +198,33 @@ describe('E transactions, C authorization, G availability', () => {
   });
 });
 
+describe('J meter values', () => {
+  test('TC_J_01/02_CS clock-aligned: MeterValues of EVSE 0 when idle, an Updated MeterValueClock event during a transaction', async () => {
+    const c = await station({ OcppClockAlignedDataInterval: 900, OcppMeterValueSampleInterval: 0 });
+    await c.online();
+    // The clock starts at 08:00:00.000; the next quarter hour is 08:15.
+    await c.step(899_000);
+    expect(c.csms.calls('MeterValues')).toHaveLength(0);
+    await c.step(1_000);
+    const aligned = (await until(c, () => c.csms.calls('MeterValues')[0], 'clock-aligned values'))!;
+    expect(aligned).toMatchObject({ evseId: 0, meterValue: [{ timestamp: '2026-06-01T08:15:00.000Z' }] });
+    expect(aligned.meterValue[0].sampledValue[0]).toMatchObject({
+      context: 'Sample.Clock',
+      measurand: 'Energy.Active.Import.Register',
+      unitOfMeasure: { unit: 'Wh' },
+      value: expect.any(Number),
+    });
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await until(c, () => events(c.csms).length >= 1, 'Started');
+    await c.step(900_000);
+    const clock = (await until(c, () => events(c.csms).find((e) => e.triggerReason === 'MeterValueClock'), 'MeterValueClock'))!;
+    expect(clock).toMatchObject({ eventType: 'Updated', meterValue: [{ timestamp: '2026-06-01T08:30:00.000Z' }] });
+    expect(c.csms.calls('MeterValues')).toHaveLength(1);
+  });
+});
+
 describe('F remote control, P data transfer', () => {
   test('TC_F_01/TC_F_03_CS remote start then stop: Started RemoteStart with remoteStartId and the Central idToken, Ended Remote', async () => {
     const c = await station();
