@@ -179,6 +179,21 @@ describe('E transactions, C authorization, G availability', () => {
     expect(await c.h.controller.backend.queued()).toBe(0);
   });
 
+  test('TC_C_02/TC_E_05_CS an id the CSMS does not accept: Authorize Unknown refuses it; Started answered Blocked stops the transaction', async () => {
+    const c = await station();
+    c.csms.answer('Authorize', () => ({ idTokenInfo: { status: 'Unknown' } }));
+    c.csms.answer('TransactionEvent', (p) => (p.idToken ? { idTokenInfo: { status: p.eventType === 'Started' ? 'Blocked' : 'Accepted' } } : {}));
+    await c.online();
+    await c.act('plug');
+    await c.tag(CSMS_TAG);
+    expect((await c.state()).authState).toBe('wait_for_auth');
+    expect(c.csms.calls('Authorize')).toHaveLength(1);
+    // A locally whitelisted tag starts the transaction; the CSMS blocks it in its answer to Started.
+    await c.tag(KNOWN);
+    await until(c, () => events(c.csms).some((e) => e.eventType === 'Ended'), 'Ended');
+    expect(events(c.csms).at(-1)).toMatchObject({ triggerReason: 'Deauthorized', transactionInfo: { stoppedReason: 'DeAuthorized' } });
+  });
+
   test('TC_E free charging: the transaction starts on plug-in with idToken NoAuthorization', async () => {
     const c = await station({ FreeCharging: 1 });
     await c.online();
