@@ -154,7 +154,7 @@ export const settings = sqliteTable('settings', {
  */
 export const ocppQueue = sqliteTable('ocpp_queue', {
   seq: integer('seq').primaryKey({ autoIncrement: true }),
-  action: text('action', { enum: ['StartTransaction', 'StopTransaction', 'MeterValues'] }).notNull(),
+  action: text('action', { enum: ['StartTransaction', 'StopTransaction', 'MeterValues', 'TransactionEvent'] }).notNull(),
   transactionId: text('transaction_id').notNull(),
   payload: text('payload').notNull(),
   attempts: integer('attempts').notNull().default(0),

@@ -38,6 +38,12 @@ export interface ConnectorHold {
 /** The connector status shown while a reservation holds it: `reserved` in place of `available` (no vehicle, no tag). */
 export const heldOcppState = (ocpp: SystemState['ocppState'], held: boolean): SystemState['ocppState'] => (held && ocpp === 'available' ? 'reserved' : ocpp);
 
+/** OCPP 1.6's statuses of a connector in use, which OCPP 2.0.1 calls Occupied. */
+const IN_USE: ReadonlySet<SystemState['ocppState']> = new Set(['preparing', 'charging', 'suspendedev', 'suspendedevse', 'finishing']);
+/** ocppState as the OCPP version spoken names it: under 2.0.1 a connector in use is `occupied`. */
+export const versionOcppState = (ocpp: SystemState['ocppState'], occupiedModel: boolean): SystemState['ocppState'] =>
+  occupiedModel && IN_USE.has(ocpp) ? 'occupied' : ocpp;
+
 /** `Reading card` is shown at least this long for an RFID read. */
 export const READING_DISPLAY_MS = 1_500;
 
@@ -65,6 +71,8 @@ export function createChargingService(deps: ChargingDeps) {
   const backendIds = new Map<string, string>();
   /** The reservation holding the connector, if any. */
   let hold: ConnectorHold | undefined;
+  /** The central system speaks OCPP 2.0.1: ocppState shows its statuses. */
+  let occupiedModel = false;
   /** A tag refused because a reservation holds the connector: the core reports it as unknown; the event log says why. */
   let refusedForHold: string | undefined;
   /** Current limits set by the central system, MQTT, the simulator and the user's pause: inputs of the allocator loop. */
@@ -126,7 +134,7 @@ export function createChargingService(deps: ChargingDeps) {
       // The duration's whole second (it turns at the transaction's start time within a second, not at the clock's).
       const second = transaction ? Math.floor(elapsedMs(transaction) / 1000) : -1;
       if (cached && cached.version === version && cached.second === second) return cached.state;
-      const shown: SystemState = { ...system, ocppState: heldOcppState(system.ocppState, hold !== undefined) };
+      const shown: SystemState = { ...system, ocppState: versionOcppState(heldOcppState(system.ocppState, hold !== undefined), occupiedModel) };
       if (transaction) {
         const { startedAt, ...details } = transaction;
         const backendId = backendIds.get(details.transactionId);
@@ -225,6 +233,13 @@ export function createChargingService(deps: ChargingDeps) {
     },
     /** Whether a reservation holds the connector. */
     held: (): boolean => hold !== undefined,
+    /** The OCPP version spoken is 2.0.1 (true) or 1.6: ocppState shows `occupied` for a connector in use under 2.0.1. */
+    setOccupiedModel(on: boolean): void {
+      if (occupiedModel === on) return;
+      occupiedModel = on;
+      version++;
+      if (latest) notifyWatchers();
+    },
 
     /** The central system's id of the running transaction `transactionId`. */
     setBackendTransactionId(transactionId: string, backendId: string): void {

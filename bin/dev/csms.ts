@@ -26,7 +26,8 @@ const USAGE = `usage: npm run csms -- [--port 9000] [--host 127.0.0.1] [--passwo
 
 Then set on the controller (PATCH /v1/settings as an installer, then restart it):
   OcppEnabled 1, OcppUrl ws://<this host>:<port>/ocpp (wss:// with --cert), OcppChargeBoxId <any>,
-  OcppPassword <the same password> with --password, OcppCaFile <your CA's PEM> with --cert.
+  OcppPassword <the same password> with --password, OcppCaFile <your CA's PEM> with --cert,
+  OcppVersions ocpp2.0.1,ocpp1.6 with --ocpp 2.0.1.
 
 Type a call to the connected charge point as <Action> <JSON>, e.g.
   RemoteStartTransaction {"idTag":"04A1B2C3"}

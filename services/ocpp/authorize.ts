@@ -8,17 +8,29 @@ export const AUTHORIZE_TIMEOUT_MS = 10_000;
  * Tags the local whitelist does not know (services/charging.ts's tag path): the OCPP local list and cache, Authorize
  * while online, the offline rules otherwise; and the central system's calls on the list and the cache.
  */
-export function createAuthorization(ctx: OcppContext, auth: AuthorizationStore) {
+/** How a version asks the central system about a tag (1.6 here, 2.0.1 in ocpp201/authorize.ts). */
+export interface TagQuestion {
+  /** The longest tag id the version carries (1.6 idTag: 20, 2.0.1 idToken: 36). */
+  maxLength: number;
+  /** Authorize: the central system's answer as 1.6's IdTagInfo (the shared cache keeps it so). */
+  ask(idTag: string): Promise<IdTagInfo>;
+}
+
+const ocpp16Question = (ctx: OcppContext): TagQuestion => ({
+  maxLength: 20,
+  ask: async (idTag) => (await ctx.call('Authorize', { idTag }, AUTHORIZE_TIMEOUT_MS)).idTagInfo as IdTagInfo,
+});
+
+export function createAuthorization(ctx: OcppContext, auth: AuthorizationStore, question: TagQuestion = ocpp16Question(ctx)) {
   const { on } = ctx;
 
   async function authorize(idTag: string): Promise<boolean> {
-    if (idTag.length > 20) return false; // not an OCPP idTag
+    if (idTag.length > question.maxLength) return false; // not an OCPP idTag
     const local = (on('OCPPWLEnabled') && (await auth.inLocalList(idTag))) || (on('OcppAuthorizationCacheEnabled') && (await auth.inCache(idTag)));
     if (ctx.isAccepted()) {
       if (local && on('OcppLocalPreAuthorize')) return true;
       try {
-        const answer = await ctx.call('Authorize', { idTag }, AUTHORIZE_TIMEOUT_MS);
-        const info = answer.idTagInfo as IdTagInfo;
+        const info = await question.ask(idTag);
         if (on('OcppAuthorizationCacheEnabled')) await auth.remember(idTag, info);
         return info.status === 'Accepted';
       } catch (err) {

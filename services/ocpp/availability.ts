@@ -42,6 +42,8 @@ export async function createAvailability(ctx: OcppContext) {
 
   return {
     calls,
+    /** ChangeAvailability of connector 0 (the whole charge point) or 1; 1: operative. Rejected, Scheduled or Accepted. */
+    change,
     /**
      * Inoperative is scheduled (or an installed update refuses new charges: services/charging.ts refuseNewCharges)
      * and no transaction runs any more: the connector is Unavailable from now, before the setting reaches the core

@@ -13,14 +13,16 @@ import { diagnosticsCalls } from './diagnostics.js';
 import { firmwareCalls } from './firmware.js';
 import { heartbeat } from './heartbeat.js';
 import { DATA_TRANSFER_CALLS, incomingCallHandler } from './incoming-calls.js';
-import { createMetering } from './metering.js';
+import { createMetering, ocpp16MeterValues } from './metering.js';
+import { createStation201 } from './ocpp201/station.js';
 import { createOutbox } from './outbox.js';
-import { createQueueSender } from './queue.js';
+import { createQueueSender, ocpp16Queue } from './queue.js';
 import { createRemoteControl } from './remote-control.js';
 import { createReservations } from './reservation.js';
 import { createProfileStore, type ProfilePurpose } from './smart-charging.js';
 import { createStatusNotifications } from './status-notification.js';
 import { loadStoredKeys } from './stored-keys.js';
+import { createVersionState, offeredProtocols } from './versions.js';
 import { configurationError, createTransport, type TransportOptions } from './transport.js';
 import { triggerCalls } from './trigger.js';
 
@@ -33,6 +35,8 @@ export type { BackendDeps } from './context.js';
  * (through services/charging.ts's tag path), queues transaction messages in the database (outbox.ts) and feeds the
  * charging schedule into the charge cycle's load limit. With OcppEnabled off it does nothing but keep the hooks
  * that let an earlier run's queued messages wait. This file only assembles the features (one file each).
+ * With OcppVersions offering 2.0.1, the 2.0.1 charging station (ocpp201/station.ts) is assembled too, over the same
+ * transport, queue, authorization store and link actor; the version the central system picked speaks.
  */
 export async function createBackend(deps: BackendDeps) {
   const { database, settings, charging, transactions, clock, now, logger } = deps;
@@ -43,6 +47,7 @@ export async function createBackend(deps: BackendDeps) {
   const auth = createAuthorizationStore(database, now);
   const profiles = await createProfileStore(database);
   const keys = await loadStoredKeys(database);
+  const versions = await createVersionState(database, offeredProtocols(settings.get('OcppVersions')));
   // A phase contactor the core reports (GPIO_PHASE_SWITCH) that PhaseSwitchMode leaves to the allocator (automatic).
   const configuration = createConfiguration(
     settings,
@@ -53,22 +58,37 @@ export async function createBackend(deps: BackendDeps) {
     },
     deps.updates !== undefined && deps.diagnostics !== undefined,
   );
-  const queue = createQueueSender(ctx, outbox, auth);
+  const queue = createQueueSender(ctx, outbox, ocpp16Queue(ctx, outbox, auth));
   const availability = await createAvailability(ctx);
   const status = createStatusNotifications(ctx, availability);
-  const metering = createMetering(ctx, outbox, queue, keys);
+  const ocpp16Sink = ocpp16MeterValues(ctx, outbox, queue);
+  const metering = createMetering(ctx, keys, () => station()?.meterValues ?? ocpp16Sink);
+  // The 2.0.1 adapter exists when OcppVersions offers 2.0.1; it speaks while the CSMS picked 2.0.1 (the last connection's).
+  const station201 = versions.offered.includes('ocpp2.0.1')
+    ? createStation201(ctx, { outbox, auth, availability, deviceModel: deps.deviceModel }, () => metering)
+    : undefined;
+  const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
+  /** The offline queue's sender of the version spoken. */
+  const activeQueue = () => station()?.queue ?? queue;
   const schedule = createChargingSchedule(ctx, profiles, outbox);
   const authorization = createAuthorization(ctx, auth);
   const reservations = enabled ? await createReservations(ctx, auth, availability) : undefined;
   const remote = createRemoteControl(ctx, schedule, queue, reservations);
 
+  const hooks16 = outbox.hooks(
+    () => enabled,
+    () => keys.measurands('StopTxnSampledData'),
+    async (tx) => reservations?.use(tx),
+  );
+  const hooks201 = station201?.hooks(() => enabled);
   transactions.setHooks({
-    ...outbox.hooks(
-      () => enabled,
-      () => keys.measurands('StopTxnSampledData'),
-      async (tx) => reservations?.use(tx),
-    ),
-    committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(queue.pump()) : undefined),
+    // A transaction starts in the version spoken; its end is queued by the version that queued its start.
+    started: (tx, record) => (station() && hooks201 ? hooks201 : hooks16).started(tx, record),
+    stopped: async (tx, end) => {
+      await hooks16.stopped(tx, end);
+      await hooks201?.stopped(tx, end);
+    },
+    committed: () => (ctx.isAttached() && !ctx.closed() ? ctx.fire(activeQueue().pump()) : undefined),
   });
   // No transaction runs at start: TxProfiles left from one that ended with the power go.
   await profiles.clear({ chargingProfilePurpose: 'TxProfile' });
@@ -99,10 +119,15 @@ export async function createBackend(deps: BackendDeps) {
     clock,
     pingIntervalMs: () => ctx.setting('OcppWebSocketPingInterval') * 1000,
     logger,
+    protocols: versions.offered,
     ...(deps.frame ? { frame: deps.frame } : {}),
   });
-  const transport = createTransport(transportOptions(), handleCall, {
+  const versionCalls = { 'ocpp1.6': handleCall, ...(station201 ? { 'ocpp2.0.1': station201.calls } : {}) };
+  const transport = createTransport(transportOptions(), versionCalls, {
     opened: () => {
+      const protocol = transport.protocol() ?? 'ocpp1.6';
+      ctx.track(versions.negotiated(protocol));
+      charging.setOccupiedModel(protocol === 'ocpp2.0.1');
       logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
       deps.events?.backend('connected', { url: settings.get('OcppUrl') });
       deps.connection?.connected();
@@ -134,20 +159,31 @@ export async function createBackend(deps: BackendDeps) {
       metering.armSampling();
       if (!txId) ctx.track(availability.applyScheduled());
     }
-    ctx.fire(status.send());
+    const s201 = station();
+    if (s201) s201.coreStateChanged(!txId);
+    else ctx.fire(status.send());
   }
 
   /** The link actor's effects. */
   const linkActions = {
     openSocket: () => transport.open(),
     closeSocket: () => transport.close(),
-    sendBootNotification: () => ctx.fire(boot(ctx)),
+    sendBootNotification: () => {
+      const s201 = station();
+      if (s201) s201.boot();
+      else ctx.fire(boot(ctx));
+    },
     sendHeartbeat: () => ctx.fire(heartbeat(ctx)),
     online: () => {
+      const s201 = station();
+      if (s201) return s201.online();
       status.forget();
       ctx.fire(status.send(true).then(() => queue.pump()));
     },
-    offline: () => queue.pause(),
+    offline: () => {
+      queue.pause();
+      station201?.queue.pause();
+    },
   };
 
   return {
@@ -166,7 +202,8 @@ export async function createBackend(deps: BackendDeps) {
       if (settings.get('OcppPassword') && settings.get('OcppUrl').startsWith('ws:')) {
         logger.warn({}, 'OCPP: OcppPassword is sent over ws:// without TLS, readable on the network: use wss:// (security profile 2)');
       }
-      charging.setAuthorizer(authorization.authorize);
+      charging.setAuthorizer((idTag) => (station() ?? authorization).authorize(idTag));
+      charging.setOccupiedModel(versions.speaking() === 'ocpp2.0.1');
       charging.watch(() => {
         const state = charging.coreState();
         if (state) onCoreState(state);

@@ -19,24 +19,29 @@ function heartbeatIntervalS(ctx: OcppContext, seconds: number): number {
  * BootNotification: who the charge point is; the answer moves the backend link (accepted, pending, rejected). The
  * central system's calls that arrive before the answer was processed wait for it (`ctx.bootAnswer`).
  */
-export function boot(ctx: OcppContext): Promise<void> {
-  const answered = bootNow(ctx).finally(() => {
+export function boot(ctx: OcppContext, payload: () => Record<string, unknown> = () => ocpp16Boot(ctx)): Promise<void> {
+  const answered = bootNow(ctx, payload).finally(() => {
     if (ctx.bootAnswer === answered) ctx.bootAnswer = undefined;
   });
   ctx.bootAnswer = answered;
   return answered;
 }
 
-async function bootNow(ctx: OcppContext): Promise<void> {
-  const { settings, logger } = ctx;
+/** OCPP 1.6's BootNotification (2.0.1's: ocpp201/boot.ts; the answers have the same fields). */
+function ocpp16Boot({ settings }: OcppContext): Record<string, unknown> {
+  const serial = settings.get('SerialNumber_custom').slice(0, 25);
+  return {
+    chargePointVendor: CHARGE_POINT_VENDOR,
+    chargePointModel: CHARGE_POINT_MODEL,
+    ...(serial ? { chargePointSerialNumber: serial, chargeBoxSerialNumber: serial } : {}),
+    firmwareVersion: settings.get('FirmwareVersion_custom').slice(0, 50),
+  };
+}
+
+async function bootNow(ctx: OcppContext, payload: () => Record<string, unknown>): Promise<void> {
+  const { logger } = ctx;
   try {
-    const serial = settings.get('SerialNumber_custom').slice(0, 25);
-    const answer = await ctx.call('BootNotification', {
-      chargePointVendor: CHARGE_POINT_VENDOR,
-      chargePointModel: CHARGE_POINT_MODEL,
-      ...(serial ? { chargePointSerialNumber: serial, chargeBoxSerialNumber: serial } : {}),
-      firmwareVersion: settings.get('FirmwareVersion_custom').slice(0, 50),
-    });
+    const answer = await ctx.call('BootNotification', payload());
     keepTime(ctx, answer.currentTime);
     const given = Number(answer.interval) || 0;
     const intervalS = answer.status === 'Accepted' ? heartbeatIntervalS(ctx, given) : given;

@@ -10,14 +10,18 @@ const NOT_WHILE_PENDING = new Set(['RemoteStartTransaction', 'RemoteStopTransact
  * BootNotification's answer is still being processed (the central system may send both in one TCP write) waits
  * for it: the answer decides.
  */
-export function incomingCallHandler(ctx: OcppContext, table: IncomingCalls): IncomingCallHandler {
+export function incomingCallHandler(
+  ctx: OcppContext,
+  table: { [action: string]: IncomingCall<never> | undefined },
+  notWhilePending: ReadonlySet<string> = NOT_WHILE_PENDING,
+): IncomingCallHandler {
   const handle: IncomingCallHandler['handle'] = async (action, payload) => {
     if (ctx.isBooting() && ctx.bootAnswer) await ctx.bootAnswer;
     const pending = ctx.isPending();
     if (!ctx.isAccepted() && !pending) throw new CallError('SecurityError', 'the charge point is not accepted by the central system');
-    if (pending && NOT_WHILE_PENDING.has(action)) return { status: 'Rejected' };
+    if (pending && notWhilePending.has(action)) return { status: 'Rejected' };
     // ocpp-rpc's strict mode has checked the payload against this action's request schema.
-    const answer = Object.hasOwn(table, action) ? (table[action as keyof IncomingCalls] as IncomingCall<unknown> | undefined) : undefined;
+    const answer = Object.hasOwn(table, action) ? (table[action] as IncomingCall<unknown> | undefined) : undefined;
     if (!answer) throw new CallError('NotImplemented', `${action} is not supported by this charge point`);
     return answer(payload);
   };

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { Database, WriteTx } from '../../db/client.js';
 import { ocppQueue, transactions } from '../../db/schema.js';
 import type { TransactionRecord } from '../core/protocol.js';
@@ -7,6 +7,8 @@ import type { MeterValue } from './meter-values.js';
 
 export type QueuedAction = (typeof ocppQueue.$inferSelect)['action'];
 export type QueuedMessage = typeof ocppQueue.$inferSelect;
+/** The queued messages of OCPP 1.6 (a 2.0.1 charging station queues TransactionEvents in the same table). */
+export const OCPP16_QUEUED: readonly QueuedAction[] = ['StartTransaction', 'StopTransaction', 'MeterValues'];
 
 /** An idTag (OCPP: at most 20 characters) for a transaction: its tag, or this one for free charging. */
 export const FREE_CHARGING_ID_TAG = 'FreeCharging';
@@ -82,41 +84,55 @@ export function createOutbox(database: Database, now: () => number) {
     },
   });
 
+  /**
+   * A reading's register becomes the transaction's last reading in the same write (when later than its checkpoint): a
+   * transaction a power loss interrupts is completed with the last reading committed or sent, never an earlier one
+   * than the central system got.
+   */
+  async function keepLastReading(tx: WriteTx, transactionId: string, values: readonly MeterValue[]): Promise<void> {
+    for (const value of values) {
+      const register = value.sampledValue.find((s) => s.measurand === 'Energy.Active.Import.Register');
+      const at = Date.parse(value.timestamp);
+      if (!register || !Number.isFinite(at)) continue;
+      const wh = Math.round(Number(register.value));
+      await tx
+        .update(transactions)
+        .set({ meterLastWh: wh, meterLastAt: at, checkpointedAt: at })
+        .where(
+          and(
+            eq(transactions.id, transactionId),
+            isNull(transactions.endedAt),
+            isNotNull(transactions.meterStartAt), // energy before the meter's first answer is not counted
+            lt(transactions.checkpointedAt, at),
+            lte(transactions.meterLastWh, wh),
+          ),
+        );
+    }
+  }
+
   return {
     hooks,
 
-    /**
-     * Queues the meter values of a running transaction. Their register reading becomes the transaction's last reading
-     * in the same write (when later than its checkpoint): a transaction a power loss interrupts is completed with the
-     * last reading committed or sent, never an earlier one than the central system got.
-     */
+    /** Queues the meter values of a running transaction (keepLastReading in the same write). */
     async meterValues(transactionId: string, values: MeterValue[]): Promise<void> {
       await database.write(async (tx) => {
         await insert(tx, 'MeterValues', transactionId, { connectorId: 1, meterValue: values });
-        for (const value of values) {
-          const register = value.sampledValue.find((s) => s.measurand === 'Energy.Active.Import.Register');
-          const at = Date.parse(value.timestamp);
-          if (!register || !Number.isFinite(at)) continue;
-          const wh = Math.round(Number(register.value));
-          await tx
-            .update(transactions)
-            .set({ meterLastWh: wh, meterLastAt: at, checkpointedAt: at })
-            .where(
-              and(
-                eq(transactions.id, transactionId),
-                isNull(transactions.endedAt),
-                isNotNull(transactions.meterStartAt), // energy before the meter's first answer is not counted
-                lt(transactions.checkpointedAt, at),
-                lte(transactions.meterLastWh, wh),
-              ),
-            );
-        }
+        await keepLastReading(tx, transactionId, values);
       });
     },
 
-    /** The first message in the queue. */
-    async head(): Promise<QueuedMessage | undefined> {
-      const [row] = await db.select().from(ocppQueue).orderBy(asc(ocppQueue.seq)).limit(1);
+    /** Queues a message in a write of the caller's (the 2.0.1 charging station's TransactionEvents). */
+    enqueue: (tx: WriteTx, action: QueuedAction, transactionId: string, payload: object) => insert(tx, action, transactionId, payload),
+    keepLastReading,
+
+    /** The first message in the queue (of `actions`: those of the version spoken). */
+    async head(actions?: readonly QueuedAction[]): Promise<QueuedMessage | undefined> {
+      const [row] = await db
+        .select()
+        .from(ocppQueue)
+        .where(actions ? inArray(ocppQueue.action, [...actions]) : undefined)
+        .orderBy(asc(ocppQueue.seq))
+        .limit(1);
       return row;
     },
 

@@ -2,15 +2,25 @@ import { isStorageFull } from '../../db/storage.js';
 import { STORAGE_RETRY_MS } from '../transaction-writer.js';
 import type { AuthorizationStore, IdTagInfo } from './authorization.js';
 import type { OcppContext } from './context.js';
-import type { Outbox, QueuedMessage } from './outbox.js';
+import { OCPP16_QUEUED, type Outbox, type QueuedAction, type QueuedMessage } from './outbox.js';
+
+/** What differs between the versions' queued messages (1.6 here, 2.0.1 in ocpp201/transaction-queue.ts). */
+export interface QueueDialect {
+  /** The queued actions of this version: others wait for a connection that speaks theirs. */
+  actions: readonly QueuedAction[];
+  /** The payload to send; undefined: the message is dropped (the dialect logged why). */
+  prepare(message: QueuedMessage, payload: Record<string, unknown>): Promise<Record<string, unknown> | undefined>;
+  /** The central system answered: the message leaves the queue, its answer is acted on. */
+  answered(message: QueuedMessage, answer: Record<string, unknown>): Promise<void>;
+}
 
 /**
  * Sends the offline queue (outbox.ts) while the link is accepted: in order, one message at a time, each removed
  * when answered; a refused one waits TransactionMessageRetryInterval × attempts, and is given up after
  * TransactionMessageAttempts.
  */
-export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: AuthorizationStore) {
-  const { charging, logger } = ctx;
+export function createQueueSender(ctx: OcppContext, outbox: Outbox, dialect: QueueDialect) {
+  const { logger } = ctx;
   let pumping: Promise<void> | undefined;
   let pumpTimer: unknown;
   let pumpAgain = false;
@@ -46,12 +56,12 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
 
   async function pumpOnce(): Promise<void> {
     while (ctx.isAccepted() && !ctx.closed()) {
-      const message = await outbox.head();
+      const message = await outbox.head(dialect.actions);
       if (!message) return;
       for (const seq of unrecorded.keys()) if (seq < message.seq) unrecorded.delete(seq); // recorded after all
       const kept = unrecorded.get(message.seq);
       if (kept) {
-        await answered(message, kept);
+        await dialect.answered(message, kept);
         unrecorded.delete(message.seq);
         continue;
       }
@@ -63,18 +73,10 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
         pumpTimer = ctx.after(waitMs, () => void pump());
         return;
       }
-      const payload = JSON.parse(message.payload) as Record<string, unknown>;
-      if (message.action !== 'StartTransaction') {
-        const id = await outbox.backendIdOf(message.transactionId);
-        if (id === undefined) {
-          logger.error(
-            { action: message.action, transactionId: message.transactionId },
-            'OCPP: dropped a queued message: its transaction never got an id from the central system',
-          );
-          await outbox.drop(message);
-          continue;
-        }
-        payload.transactionId = Number(id);
+      const payload = await dialect.prepare(message, JSON.parse(message.payload) as Record<string, unknown>);
+      if (!payload) {
+        await outbox.drop(message);
+        continue;
       }
       let answer: Record<string, unknown>;
       try {
@@ -85,7 +87,7 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
         continue;
       }
       try {
-        await answered(message, answer);
+        await dialect.answered(message, answer);
       } catch (err) {
         if (isStorageFull(err)) unrecorded.set(message.seq, answer);
         throw err;
@@ -108,6 +110,46 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
     await outbox.refused(message, ctx.now() + waitMs);
   }
 
+  return {
+    pump,
+    /** Offline: no retry timer runs. */
+    pause: () => ctx.cancel(pumpTimer),
+    /** Waits until the queue is sent (or `ms` passed on the actor clock). */
+    async drain(ms: number): Promise<void> {
+      let timedOut = false;
+      const timer = ctx.after(ms, () => (timedOut = true));
+      while (!timedOut && ctx.isAccepted() && (await outbox.head(dialect.actions)) !== undefined) {
+        await pump();
+        if ((await outbox.head(dialect.actions)) !== undefined) await new Promise((r) => setTimeout(r, 50));
+      }
+      ctx.cancel(timer);
+    },
+  };
+}
+
+/**
+ * OCPP 1.6's queued messages: a StopTransaction or MeterValues gets the central system's transaction id when it is
+ * sent (dropped if its transaction never got one); StartTransaction's answer gives the id and the tag's status.
+ */
+export function ocpp16Queue(ctx: OcppContext, outbox: Outbox, auth: AuthorizationStore): QueueDialect {
+  const { charging, logger } = ctx;
+  return {
+    actions: OCPP16_QUEUED,
+    async prepare(message, payload) {
+      if (message.action === 'StartTransaction') return payload;
+      const id = await outbox.backendIdOf(message.transactionId);
+      if (id === undefined) {
+        logger.error(
+          { action: message.action, transactionId: message.transactionId },
+          'OCPP: dropped a queued message: its transaction never got an id from the central system',
+        );
+        return undefined;
+      }
+      return { ...payload, transactionId: Number(id) };
+    },
+    answered,
+  };
+
   async function answered(message: QueuedMessage, answer: Record<string, unknown>): Promise<void> {
     if (message.action !== 'StartTransaction') return outbox.answered(message);
     const backendId = String(answer.transactionId);
@@ -122,22 +164,6 @@ export function createQueueSender(ctx: OcppContext, outbox: Outbox, auth: Author
       charging.stopTransaction('DeAuthorized');
     }
   }
-
-  return {
-    pump,
-    /** Offline: no retry timer runs. */
-    pause: () => ctx.cancel(pumpTimer),
-    /** Waits until the queue is sent (or `ms` passed on the actor clock). */
-    async drain(ms: number): Promise<void> {
-      let timedOut = false;
-      const timer = ctx.after(ms, () => (timedOut = true));
-      while (!timedOut && ctx.isAccepted() && (await outbox.size()) > 0) {
-        await pump();
-        if ((await outbox.size()) > 0) await new Promise((r) => setTimeout(r, 50));
-      }
-      ctx.cancel(timer);
-    },
-  };
 }
 
 export type QueueSender = ReturnType<typeof createQueueSender>;

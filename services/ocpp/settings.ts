@@ -124,6 +124,36 @@ export const OCPP_PROTOCOL_SETTINGS = declare({
     parents: OCPP_ON,
     reboot: true,
   },
+  OcppVersions: {
+    label: { gb: 'OCPP versions', de: 'OCPP-Versionen', nl: 'OCPP-versies', fr: 'Versions OCPP' },
+    description: {
+      gb:
+        'The OCPP versions offered to the central system (WebSocket subprotocols), in order of preference; the central ' +
+        'system picks one. The OCPP 2.0.1 charging station is not complete yet (docs/ocpp.md).',
+      de:
+        'Die dem Zentralsystem angebotenen OCPP-Versionen (WebSocket-Subprotokolle), in der bevorzugten Reihenfolge; ' +
+        'das Zentralsystem wählt eine. Die OCPP-2.0.1-Ladestation ist noch nicht vollständig (docs/ocpp.md).',
+      nl:
+        'De OCPP-versies die aan het centrale systeem worden aangeboden (WebSocket-subprotocollen), in volgorde van ' +
+        'voorkeur; het centrale systeem kiest er een. Het OCPP 2.0.1-laadstation is nog niet compleet (docs/ocpp.md).',
+      fr:
+        'Les versions OCPP proposées au système central (sous-protocoles WebSocket), par ordre de préférence ; le ' +
+        "système central en choisit une. La borne OCPP 2.0.1 n'est pas encore complète (docs/ocpp.md).",
+    },
+    type: 'string',
+    length: [7, 24],
+    pattern: /^(ocpp1\.6|ocpp2\.0\.1|ocpp1\.6,ocpp2\.0\.1|ocpp2\.0\.1,ocpp1\.6)$/,
+    hint: {
+      gb: 'ocpp1.6, ocpp2.0.1, or both comma-separated in order of preference',
+      de: 'ocpp1.6, ocpp2.0.1 oder beide durch Komma getrennt in bevorzugter Reihenfolge',
+      nl: 'ocpp1.6, ocpp2.0.1, of beide gescheiden door een komma in volgorde van voorkeur',
+      fr: 'ocpp1.6, ocpp2.0.1, ou les deux séparés par une virgule par ordre de préférence',
+    },
+    default: 'ocpp1.6',
+    role: 'installer',
+    parents: OCPP_ON,
+    reboot: true,
+  },
   OcppHeartbeatInterval: {
     label: { gb: 'Heartbeat interval', de: 'Heartbeat-Intervall', nl: 'Heartbeat-interval', fr: 'Intervalle de heartbeat' },
     description: {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { RPCClient } from 'ocpp-rpc';
-import { loadOcppRpc } from './rpc-library.js';
+import { loadOcppRpc, validatorsFor, type OcppProtocol } from './rpc-library.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 
@@ -27,6 +27,8 @@ export interface TransportOptions {
   logger: Logger;
   /** Every frame both ways, as sent (development and tests); secrets are already masked. */
   frame?: (direction: 'in' | 'out', text: string) => void;
+  /** The OCPP versions offered (WebSocket subprotocols), in order of preference (OcppVersions); default 1.6 only. */
+  protocols?: readonly OcppProtocol[];
 }
 
 /** The CALLERROR codes of OCPP-J 1.6 (4.2.3), spelled as 1.6 spells them (errata: OccurenceConstraintViolation kept). */
@@ -44,6 +46,23 @@ export const OCPP16_ERROR_CODES = [
 ] as const;
 export type Ocpp16ErrorCode = (typeof OCPP16_ERROR_CODES)[number];
 
+/** The CALLERROR codes of OCPP-J 2.0.1 (4.3). */
+export const OCPP201_ERROR_CODES = [
+  'FormatViolation',
+  'GenericError',
+  'InternalError',
+  'MessageTypeNotSupported',
+  'NotImplemented',
+  'NotSupported',
+  'OccurrenceConstraintViolation',
+  'PropertyConstraintViolation',
+  'ProtocolError',
+  'RpcFrameworkError',
+  'SecurityError',
+  'TypeConstraintViolation',
+] as const;
+export type Ocpp201ErrorCode = (typeof OCPP201_ERROR_CODES)[number];
+
 /**
  * ocpp-rpc answers with OCPP 2.0.1 codes where 1.6 has its own: a frame that is not JSON, not an array, or has a
  * non-numeric type or id (RpcFrameworkError: 1.6 FormationViolation), an unknown message type
@@ -59,13 +78,31 @@ export function ocpp16ErrorCode(code: string): Ocpp16ErrorCode {
   return TO_OCPP16[code] ?? ((OCPP16_ERROR_CODES as readonly string[]).includes(code) ? (code as Ocpp16ErrorCode) : 'GenericError');
 }
 
+/** ocpp-rpc's validator spells 2.0.1's OccurrenceConstraintViolation as 1.6 does; any code not of 2.0.1 is GenericError. */
+const TO_OCPP201: Record<string, Ocpp201ErrorCode> = {
+  OccurenceConstraintViolation: 'OccurrenceConstraintViolation',
+  FormationViolation: 'FormatViolation',
+};
+export function ocpp201ErrorCode(code: string): Ocpp201ErrorCode {
+  return TO_OCPP201[code] ?? ((OCPP201_ERROR_CODES as readonly string[]).includes(code) ? (code as Ocpp201ErrorCode) : 'GenericError');
+}
+
+/** A CALLERROR frame with its code made one of `protocol`'s; any other frame as it is. */
+export function asVersionFrame(text: string, protocol: OcppProtocol | undefined): string {
+  return protocol === 'ocpp2.0.1' ? withErrorCode(text, ocpp201ErrorCode) : withErrorCode(text, ocpp16ErrorCode);
+}
+
 /** A CALLERROR frame with its code made an OCPP-J 1.6 one; any other frame as it is. */
 export function asOcpp16Frame(text: string): string {
+  return withErrorCode(text, ocpp16ErrorCode);
+}
+
+function withErrorCode(text: string, codeOf: (code: string) => string): string {
   if (!text.startsWith('[4')) return text;
   try {
     const message = JSON.parse(text) as unknown[];
     if (message[0] !== 4 || typeof message[2] !== 'string') return text;
-    const code = ocpp16ErrorCode(message[2]);
+    const code = codeOf(message[2]);
     if (code === message[2]) return text;
     message[2] = code;
     return JSON.stringify(message);
@@ -77,7 +114,7 @@ export function asOcpp16Frame(text: string): string {
 /** An error answer (CALLERROR) to a call the central system made. */
 export class CallError extends Error {
   constructor(
-    readonly rpcErrorCode: Ocpp16ErrorCode,
+    readonly rpcErrorCode: Ocpp16ErrorCode | Ocpp201ErrorCode,
     message: string,
   ) {
     super(message);
@@ -87,7 +124,10 @@ export class CallError extends Error {
 /** A call the central system made, answered by the returned payload (or a thrown CallError). */
 export type CallHandler = (action: string, payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
-/** The calls the charge point answers: their actions (any other is NotImplemented before validation) and the handler. */
+/**
+ * The calls the charge point answers in one OCPP version: their actions (any other is NotImplemented before
+ * validation) and the handler.
+ */
 export interface IncomingCallHandler {
   actions: readonly string[];
   handle: CallHandler;
@@ -150,8 +190,11 @@ export function maskSecrets(text: string): string {
 /** ocpp-rpc with its schema validators, loaded for the first connection (rpc-library.ts). */
 const loadRpc = loadOcppRpc;
 
-export function createTransport(o: TransportOptions, calls: IncomingCallHandler, events: TransportEvents) {
+export function createTransport(o: TransportOptions, calls: Partial<Record<OcppProtocol, IncomingCallHandler>>, events: TransportEvents) {
+  const protocols = o.protocols?.length ? o.protocols : (['ocpp1.6'] as const);
   let client: RPCClient | undefined;
+  /** The version the open connection speaks (the central system picked it). */
+  let protocol: OcppProtocol | undefined;
   let pingTimer: unknown;
   let awaitingPong = false;
   /** Each connection gets a number; events of an older one are ignored. */
@@ -188,11 +231,11 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
     /** Opens the connection; reports `opened` or `failed`, and later `closed`. */
     open(): void {
       const gen = ++generation;
-      loadRpc().then(
-        (rpc) => {
+      Promise.all([loadRpc(), validatorsFor(protocols)]).then(
+        ([rpc, validators]) => {
           if (gen !== generation) return;
           try {
-            connect(rpc, gen);
+            connect(rpc, validators, gen);
           } catch (err) {
             client = undefined;
             events.failed((err as Error).message);
@@ -210,6 +253,9 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
       return (await client.call(action, payload, { callTimeoutMs: options.timeoutMs ?? CALL_TIMEOUT_MS })) as Record<string, unknown>;
     },
 
+    /** The OCPP version of the open connection (undefined: none open). */
+    protocol: (): OcppProtocol | undefined => (client ? protocol : undefined),
+
     /** Closes the connection (no `closed` report follows). */
     close(): void {
       generation++;
@@ -220,13 +266,14 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
     },
   };
 
-  function connect({ RPCClient, createRPCError }: typeof import('ocpp-rpc'), gen: number): void {
+  function connect({ RPCClient, createRPCError }: typeof import('ocpp-rpc'), validators: unknown[], gen: number): void {
     const ca = o.caFile ? readFileSync(o.caFile) : undefined;
     const c = new RPCClient({
       endpoint: o.url.replace(/\/+$/, ''),
       identity: o.identity,
-      protocols: ['ocpp1.6'],
+      protocols: [...protocols],
       strictMode: true,
+      strictModeValidators: validators,
       reconnect: false,
       pingIntervalMs: 0,
       callTimeoutMs: CALL_TIMEOUT_MS,
@@ -235,23 +282,29 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
       wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
     } as never);
     client = c;
-    // Every CALLERROR leaves through sendRaw: its code is made an OCPP-J 1.6 one there.
+    protocol = undefined;
+    // Every CALLERROR leaves through sendRaw: its code is made one of the negotiated version there.
     const sendRaw = c.sendRaw.bind(c);
-    c.sendRaw = (message: string) => sendRaw(asOcpp16Frame(message));
-    // One handler per action the charge point answers: ocpp-rpc answers any other NotImplemented, before its strict
-    // validation would call the missing schema a ProtocolError.
-    for (const action of calls.actions) {
-      c.handle(action, async ({ params }) => {
-        try {
-          return await calls.handle(action, (params ?? {}) as Record<string, unknown>);
-        } catch (err) {
-          // createRPCError is typed as a plain record but builds an RPCError (an Error subclass).
-          if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message) as unknown as Error;
-          o.logger.error({ err, action }, 'OCPP: handling a call of the central system failed');
-          throw err;
-        }
-      });
-    }
+    c.sendRaw = (message: string) => sendRaw(asVersionFrame(message, protocol));
+    // The version is known before any message is read: the handlers of that version are registered then, one per
+    // action it answers; ocpp-rpc answers any other NotImplemented, before its strict validation would call the
+    // missing schema a ProtocolError.
+    c.once('protocol', (picked: string) => {
+      protocol = (protocols as readonly string[]).includes(picked) ? (picked as OcppProtocol) : undefined;
+      const versionCalls = protocol ? calls[protocol] : undefined;
+      for (const action of versionCalls?.actions ?? []) {
+        c.handle(action, async ({ params }) => {
+          try {
+            return await versionCalls!.handle(action, (params ?? {}) as Record<string, unknown>);
+          } catch (err) {
+            // createRPCError is typed as a plain record but builds an RPCError (an Error subclass).
+            if (err instanceof CallError) throw createRPCError(err.rpcErrorCode, err.message) as unknown as Error;
+            o.logger.error({ err, action }, 'OCPP: handling a call of the central system failed');
+            throw err;
+          }
+        });
+      }
+    });
     c.on('message', ({ message, outbound }: { message: Buffer | string; outbound: boolean }) => {
       if (gen !== generation) return;
       const text = maskSecrets(message.toString());
@@ -264,7 +317,7 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
     c.on('strictValidationFailure', ({ method, outbound, isCall, error }: { method?: string; outbound: boolean; isCall: boolean; error: Error }) => {
       o.logger.error(
         { action: method, direction: outbound ? 'out' : 'in', isCall, error: error.message },
-        'OCPP: a message failed the OCPP 1.6 JSON schema and was refused',
+        `OCPP: a message failed the ${protocol ?? 'OCPP'} JSON schema and was refused`,
       );
     });
     c.on('close', ({ code, reason }: { code?: number; reason?: string }) => {
@@ -276,6 +329,13 @@ export function createTransport(o: TransportOptions, calls: IncomingCallHandler,
     c.connect().then(
       () => {
         if (gen !== generation) return;
+        if (!protocol) {
+          // A central system that picked no subprotocol (or one not offered): nothing can be validated or spoken.
+          client = undefined;
+          void c.close({ force: true }).catch(() => {});
+          events.failed(`the central system accepted none of the offered OCPP versions (${protocols.join(', ')})`);
+          return;
+        }
         awaitingPong = false;
         schedulePing(gen);
         events.opened();

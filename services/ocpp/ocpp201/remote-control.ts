@@ -1,0 +1,72 @@
+import type { Availability } from '../availability.js';
+import type { OcppContext } from '../context.js';
+import type { QueueSender } from '../queue.js';
+import { remoteStartRefusal, restartForCentralSystem } from '../remote-control.js';
+import type { BootReasons } from './boot.js';
+import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
+import type { TransactionEvents } from './transaction-events.js';
+
+/**
+ * F01–F05 and B11–B12, G03: the CSMS's commands. RequestStartTransaction authorizes the connector's next
+ * transaction (a remote start: its Started event says so); RequestStopTransaction stops the running one by its id;
+ * UnlockConnector is refused while a transaction holds the cable; Reset Immediate stops the transaction and
+ * restarts, OnIdle waits for the end of a running one (Scheduled); ChangeAvailability as in 1.6 (availability.ts).
+ */
+export function createRemoteControl201(
+  ctx: OcppContext,
+  deps: { queue: QueueSender; availability: Availability; events: TransactionEvents; boots: BootReasons },
+) {
+  const { charging, logger } = ctx;
+  let resetWhenIdle = false;
+
+  async function reset(kind: 'Immediate' | 'OnIdle'): Promise<string> {
+    if (!ctx.restart) return 'Rejected';
+    if (kind === 'OnIdle' && charging.coreState()?.transaction) {
+      resetWhenIdle = true;
+      logger.info({}, 'OCPP: Reset OnIdle scheduled for the end of the transaction');
+      return 'Scheduled';
+    }
+    await deps.boots.resetRequested();
+    return restartForCentralSystem(ctx, deps.queue, kind === 'Immediate' ? 'HardReset' : 'SoftReset') ? 'Accepted' : 'Rejected';
+  }
+
+  const calls: IncomingCalls201 = {
+    RequestStartTransaction: (p) => {
+      if ((p.evseId !== undefined && p.evseId !== EVSE_ID) || remoteStartRefusal(charging)) return { status: 'Rejected' };
+      // A TxProfile with the start needs smart charging (K), not built for 2.0.1 yet: refused rather than ignored.
+      if (p.chargingProfile) return { status: 'Rejected', statusInfo: { reasonCode: 'UnsupportedRequest' } };
+      deps.events.expectRemoteStart({ idToken: p.idToken.idToken, type: p.idToken.type }, p.remoteStartId);
+      logger.info({}, 'OCPP: remote start');
+      charging.authorizeRemotely(p.idToken.idToken);
+      return { status: 'Accepted' };
+    },
+    RequestStopTransaction: (p) => {
+      const ok = charging.coreState()?.transaction?.transactionId === p.transactionId;
+      if (ok) charging.stopTransaction('Remote');
+      return { status: ok ? 'Accepted' : 'Rejected' };
+    },
+    UnlockConnector: (p) => {
+      if (p.evseId !== EVSE_ID || p.connectorId !== CONNECTOR_ID) return { status: 'UnknownConnector' };
+      // F05.FR.02: a transaction's cable stays locked; RequestStopTransaction ends the transaction first.
+      if (charging.coreState()?.transaction) return { status: 'OngoingAuthorizedTransaction' };
+      return { status: 'Unlocked' };
+    },
+    Reset: async (p) => (p.evseId !== undefined ? { status: 'Rejected' } : { status: await reset(p.type) }),
+    ChangeAvailability: async (p) => {
+      const connectorId = p.evse === undefined ? 0 : p.evse.id === EVSE_ID && (p.evse.connectorId ?? CONNECTOR_ID) === CONNECTOR_ID ? 1 : undefined;
+      if (connectorId === undefined) return { status: 'Rejected' };
+      return { status: await deps.availability.change(connectorId, p.operationalStatus === 'Operative' ? 1 : 0) };
+    },
+    DataTransfer: () => ({ status: 'UnknownVendorId' }),
+  };
+
+  return {
+    calls,
+    /** No transaction runs any more: a Reset OnIdle takes effect. */
+    idle(): void {
+      if (!resetWhenIdle) return;
+      resetWhenIdle = false;
+      ctx.track(reset('OnIdle'));
+    },
+  };
+}
