@@ -83,10 +83,12 @@ export function createScheduleApplier(deps: ScheduleApplierDeps, profiles: Profi
 
 export type ScheduleApplier = ReturnType<typeof createScheduleApplier>;
 
-/** OCPP 1.6's SetChargingProfile, ClearChargingProfile and GetCompositeSchedule, over the shared applier. */
-export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore, outbox: Outbox) {
+/**
+ * OCPP 1.6's SetChargingProfile, ClearChargingProfile and GetCompositeSchedule, over the applier (one the 2.0.1
+ * charging station shares, or its own).
+ */
+export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore, outbox: Outbox, applier = createScheduleApplier(ctx, profiles)) {
   const { charging, logger } = ctx;
-  const applier = createScheduleApplier(ctx, profiles);
   const { apply } = applier;
   /** A RemoteStartTransaction's TxProfile, for the transaction it starts. */
   let pendingRemoteProfile: ChargingProfile | undefined;
