@@ -129,7 +129,7 @@ export function createChargingSchedule(ctx: OcppContext, profiles: ProfileStore,
       return { status: removed ? 'Accepted' : 'Unknown' };
     },
     GetCompositeSchedule: (p) => {
-      if (p.connectorId !== 0 && p.connectorId !== 1) return { status: 'Rejected' };
+      if ((p.connectorId !== 0 && p.connectorId !== 1) || p.duration < 0) return { status: 'Rejected' };
       const start = ctx.now();
       const schedule = applier.composite(start, p.duration, p.chargingRateUnit ?? 'A');
       return {

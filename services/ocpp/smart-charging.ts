@@ -192,7 +192,8 @@ export function compositeSchedule(
 ): ChargingSchedule {
   const end = start + durationS * 1000;
   const periods: ChargingSchedulePeriod[] = [];
-  for (let at: number | undefined = start; at !== undefined && at < end; at = nextChange(installed, at, tx)) {
+  // The first period always (a schedule has one at least, even for a duration of 0).
+  for (let at: number | undefined = start; at !== undefined && (at === start || at < end); at = nextChange(installed, at, tx)) {
     const composite = compositeLimit(installed, at, tx, phases);
     const amps = Math.min(defaultA, composite?.amps ?? defaultA);
     const numberPhases = composite?.numberPhases;

@@ -362,6 +362,8 @@ describe('GetCompositeSchedule (K08)', () => {
     s.limits.set('mqtt', 11); // an external load manager's limit
     expect(await composite(s, 1, 600)).toEqual([[0, 11]]);
     expect(await s.call('GetCompositeSchedule', { evseId: 2, duration: 600 })).toEqual(rejected('UnknownEvse'));
+    expect(await s.call('GetCompositeSchedule', { evseId: 1, duration: -1 })).toEqual(rejected('ValuePositiveOnly'));
+    expect(await composite(s, 1, 0)).toEqual([[0, 11]]); // a schedule has a period at least
   });
 
   test('TC_K_40_CS stacking: the highest stackLevel in force wins, a lower one where it ends', async () => {

@@ -121,6 +121,7 @@ export function createSmartCharging201(deps: SmartCharging201Deps) {
 
     GetCompositeSchedule({ evseId, duration, chargingRateUnit }) {
       if (!isEvse(evseId)) return { status: 'Rejected', statusInfo: { reasonCode: 'UnknownEvse', additionalInfo: `no EVSE ${evseId}` } };
+      if (duration < 0) return { status: 'Rejected', statusInfo: { reasonCode: 'ValuePositiveOnly', additionalInfo: 'a negative duration' } };
       const start = deps.now();
       const s = schedule.composite(start, duration, chargingRateUnit ?? 'A');
       return {
