@@ -155,7 +155,8 @@ export function createSmartCharging201(deps: SmartCharging201Deps) {
       if (ended) await profiles.transactionEnded(ended);
       const profile = started ? pendingRemoteProfile : undefined;
       if (started) pendingRemoteProfile = undefined;
-      if (started && profile) await install(1, { ...profile, transactionId: started }, started);
+      const problem = started && profile ? await install(1, { ...profile, transactionId: started }, started) : undefined;
+      if (problem) logger.warn({ id: profile?.id, problem: problem.message }, 'OCPP 2.0.1: the remote start’s TxProfile could not be installed');
       schedule.apply();
     },
   };
