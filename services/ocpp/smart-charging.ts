@@ -2,13 +2,19 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { ocppChargingProfiles } from '../../db/schema.js';
 
-/** OCPP 1.6 charging profiles (SmartCharging profile). */
+/**
+ * Charging profiles as the store keeps and the composition reads them, for both versions: OCPP 1.6's shape
+ * (SmartCharging profile); an OCPP 2.0.1 profile is kept in it (services/ocpp/ocpp201/smart-charging-profiles.ts maps
+ * it both ways: ChargingStationMaxProfile is ChargePointMaxProfile here, its one schedule `chargingSchedule`).
+ */
 export interface ChargingSchedulePeriod {
   startPeriod: number;
   limit: number;
   numberPhases?: number;
 }
 export interface ChargingSchedule {
+  /** OCPP 2.0.1's schedule id (none from 1.6). */
+  id?: number;
   duration?: number;
   startSchedule?: string;
   chargingRateUnit: 'A' | 'W';
@@ -18,7 +24,8 @@ export interface ChargingSchedule {
 export type ProfilePurpose = 'ChargePointMaxProfile' | 'TxDefaultProfile' | 'TxProfile';
 export interface ChargingProfile {
   chargingProfileId: number;
-  transactionId?: number;
+  /** The central system's transaction id: 1.6's a number, 2.0.1's a string. */
+  transactionId?: number | string;
   stackLevel: number;
   chargingProfilePurpose: ProfilePurpose;
   chargingProfileKind: 'Absolute' | 'Recurring' | 'Relative';
@@ -185,7 +192,8 @@ export function compositeSchedule(
 ): ChargingSchedule {
   const end = start + durationS * 1000;
   const periods: ChargingSchedulePeriod[] = [];
-  for (let at: number | undefined = start; at !== undefined && at < end; at = nextChange(installed, at, tx)) {
+  // The first period always (a schedule has one at least, even for a duration of 0).
+  for (let at: number | undefined = start; at !== undefined && (at === start || at < end); at = nextChange(installed, at, tx)) {
     const composite = compositeLimit(installed, at, tx, phases);
     const amps = Math.min(defaultA, composite?.amps ?? defaultA);
     const numberPhases = composite?.numberPhases;
@@ -197,13 +205,33 @@ export function compositeSchedule(
   return { duration: durationS, startSchedule: new Date(start).toISOString(), chargingRateUnit: unit, chargingSchedulePeriod: periods };
 }
 
-/** Why a SetChargingProfile is refused, or undefined. */
+/** Why a profile is refused: a 2.0.1 reason code (its statusInfo) and the words for the log. */
+export interface ProfileProblem {
+  reasonCode: string;
+  message: string;
+}
+const problem = (reasonCode: string, message: string): ProfileProblem => ({ reasonCode, message });
+
+/** What both versions refuse in a profile's stack level and schedule (the charge point's limits and the periods' order). */
+export function scheduleProblem(p: ChargingProfile): ProfileProblem | undefined {
+  const periods = p.chargingSchedule.chargingSchedulePeriod;
+  if (p.stackLevel > MAX_STACK_LEVEL) return problem('InvalidStackLevel', `stackLevel above ${MAX_STACK_LEVEL}`);
+  if (periods.length > MAX_PERIODS) return problem('TooManyElements', `more than ${MAX_PERIODS} periods`);
+  if (periods.length === 0) return problem('InvalidSchedule', 'no period');
+  if (periods[0]!.startPeriod !== 0) return problem('InvalidSchedule', 'the first period must start at 0');
+  if (periods.some((x, i) => i > 0 && x.startPeriod <= periods[i - 1]!.startPeriod))
+    return problem('InvalidSchedule', 'periods must start in increasing order');
+  if (periods.some((x) => x.limit < 0)) return problem('InvalidSchedule', 'a negative limit');
+  if (periods.some((x) => x.numberPhases !== undefined && (x.numberPhases < 1 || x.numberPhases > 3)))
+    return problem('InvalidSchedule', 'numberPhases must be 1 to 3');
+  return undefined;
+}
+
+/** Why an OCPP 1.6 SetChargingProfile is refused, or undefined. */
 export function profileProblem(connectorId: number, p: ChargingProfile, activeTransaction: boolean): string | undefined {
   if (connectorId !== 0 && connectorId !== 1) return 'no such connector';
-  if (p.stackLevel > MAX_STACK_LEVEL) return `stackLevel above ${MAX_STACK_LEVEL}`;
-  if (p.chargingSchedule.chargingSchedulePeriod.length > MAX_PERIODS) return `more than ${MAX_PERIODS} periods`;
-  if (p.chargingSchedule.chargingSchedulePeriod.length === 0) return 'no period';
-  if (p.chargingSchedule.chargingSchedulePeriod[0]!.startPeriod !== 0) return 'the first period must start at 0';
+  const schedule = scheduleProblem(p);
+  if (schedule) return schedule.message;
   if (p.chargingProfilePurpose === 'ChargePointMaxProfile' && connectorId !== 0) return 'ChargePointMaxProfile is for connector 0';
   if (p.chargingProfilePurpose === 'TxProfile' && (connectorId !== 1 || !activeTransaction)) return 'TxProfile needs connector 1 with a transaction';
   if (p.chargingProfileKind === 'Recurring' && (!p.recurrencyKind || !p.chargingSchedule.startSchedule))
@@ -233,9 +261,13 @@ export async function createProfileStore(database: Database) {
   return {
     all: (): InstalledProfile[] => installed,
 
-    /** Installs a profile, replacing one with the same id or the same connector, stack level and purpose. */
-    async set(entry: InstalledProfile): Promise<boolean> {
-      const replaced = installed.filter((p) => same(p, entry));
+    /**
+     * Installs a profile, replacing one with the same id or (OCPP 1.6; `sameIdOnly` for 2.0.1, which refuses such a
+     * profile before, K01.FR.06) the same connector, stack level and purpose.
+     */
+    async set(entry: InstalledProfile, sameIdOnly = false): Promise<boolean> {
+      const replaces = (p: InstalledProfile) => (sameIdOnly ? p.profile.chargingProfileId === entry.profile.chargingProfileId : same(p, entry));
+      const replaced = installed.filter(replaces);
       if (installed.length - replaced.length >= MAX_PROFILES) return false;
       await database.write(async (tx) => {
         for (const r of replaced) await tx.delete(ocppChargingProfiles).where(eq(ocppChargingProfiles.id, r.profile.chargingProfileId));
@@ -248,7 +280,7 @@ export async function createProfileStore(database: Database) {
           profile: JSON.stringify(entry.profile),
         });
       });
-      installed = [...installed.filter((p) => !same(p, entry)), entry];
+      installed = [...installed.filter((p) => !replaces(p)), entry];
       return true;
     },
 

@@ -265,6 +265,21 @@ describe('smart charging', () => {
     expect(await set(2, profile(1, 'TxDefaultProfile', 10))).toEqual({ status: 'Rejected' });
     expect(await set(1, profile(1, 'TxDefaultProfile', 10, { chargingProfileKind: 'Recurring' }))).toEqual({ status: 'Rejected' });
     expect(await c.csms.call('GetCompositeSchedule', { connectorId: 3, duration: 60 })).toEqual({ status: 'Rejected' });
+    expect(await c.csms.call('GetCompositeSchedule', { connectorId: 1, duration: -1 })).toEqual({ status: 'Rejected' });
+    // Periods out of order, a negative limit, numberPhases 0 (a W limit would divide by it): the checks both versions share.
+    const periods = (list: unknown[]) => profile(1, 'TxDefaultProfile', 10, { chargingSchedule: { chargingRateUnit: 'W', chargingSchedulePeriod: list } });
+    expect(
+      await set(
+        1,
+        periods([
+          { startPeriod: 0, limit: 10 },
+          { startPeriod: 0, limit: 8 },
+        ]),
+      ),
+    ).toEqual({ status: 'Rejected' });
+    expect(await set(1, periods([{ startPeriod: 0, limit: -10 }]))).toEqual({ status: 'Rejected' });
+    expect(await set(1, periods([{ startPeriod: 0, limit: 4000, numberPhases: 0 }]))).toEqual({ status: 'Rejected' });
+    expect(await set(1, periods([{ startPeriod: 0, limit: 4000, numberPhases: 1 }]))).toEqual({ status: 'Accepted' });
   });
 });
 
