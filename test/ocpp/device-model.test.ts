@@ -243,7 +243,11 @@ test('TC_B_12_CS FullInventory: NotifyReport in parts of ItemsPerMessage with se
     variableAttribute: [{ type: 'Actual', value: '300', mutability: 'ReadWrite', persistent: true, constant: false }],
     variableCharacteristics: { dataType: 'integer', minLimit: 30, maxLimit: 86400, unit: 's', supportsMonitoring: false },
   });
-  expect(find('EVSE', 'Power').variableAttribute.map((a: Payload) => a.type)).toEqual(['Actual', 'MaxSet']);
+  expect(find('EVSE', 'Power').variableAttribute.map((a: Payload) => [a.type, a.value, a.mutability])).toEqual([
+    ['Actual', '0', 'ReadOnly'],
+    ['MaxSet', String(s.settings.get('MaxCurrent') * 3 * 230), 'ReadOnly'],
+  ]);
+  expect(find('EVSE', 'Power').variableCharacteristics).toEqual({ dataType: 'decimal', unit: 'W', maxLimit: 32 * 3 * 230, supportsMonitoring: false });
   expect(find('ChargingStation', 'Model').variableAttribute[0]).toMatchObject({ value: 'AC-Type2', mutability: 'ReadOnly', constant: true });
   for (const [c, name] of [
     ['ChargingStation', 'AvailabilityState'],

@@ -91,6 +91,8 @@ export function deviceModelVariables(deps: {
   const key16 = (key: string) => configuration.get([key]).configurationKey[0]?.value;
   const phases = () => String(settings.get('Phases') === 1 ? 1 : 3);
   const maxPower = () => settings.get('MaxCurrent') * Number(phases()) * NOMINAL_VOLTAGE;
+  const maxCurrentField = settings.field('MaxCurrent');
+  const maxCurrentLimit = maxCurrentField?.type === 'int' ? maxCurrentField.range[1] : settings.get('MaxCurrent');
 
   type Where = ComponentRef | string;
   const ref = (c: Where): ComponentRef => (typeof c === 'string' ? { name: c } : c);
@@ -206,7 +208,8 @@ export function deviceModelVariables(deps: {
     component: evse,
     variable: { name: 'Power' },
     mutability: 'ReadOnly',
-    characteristics: { dataType: 'decimal', unit: 'W', maxLimit: maxPower() },
+    // maxLimit: what the hardware allows (MaxCurrent's range); MaxSet: what the installation is set to.
+    characteristics: { dataType: 'decimal', unit: 'W', maxLimit: maxCurrentLimit * Number(phases()) * NOMINAL_VOLTAGE },
     persistent: false,
     constant: false,
     actual: () => String(station.power()),
