@@ -19,7 +19,7 @@ export const CENTRAL_SYSTEM = { role: 'manufacturer', username: 'ocpp' } as cons
  * from the central system is a settings change like any other: stored, checked, applied, shown in the web
  * interface): `setting` names the catalogue key, `kind` how the value is written in OCPP.
  */
-const MAPPED: Record<string, { setting: SettingKey; kind: 'int' | 'bool'; writeOnly?: true }> = {
+export const MAPPED: Record<string, { setting: SettingKey; kind: 'int' | 'bool'; writeOnly?: true }> = {
   HeartbeatInterval: { setting: 'OcppHeartbeatInterval', kind: 'int' },
   WebSocketPingInterval: { setting: 'OcppWebSocketPingInterval', kind: 'int' },
   ConnectionTimeOut: { setting: 'AuthTimeout', kind: 'int' },
@@ -108,7 +108,7 @@ export function createConfiguration(settings: Settings, stored: StoredKeys, phas
       if (key === AUTHORIZATION_KEY) {
         if (!/^([0-9a-fA-F]{2}){16,40}$/.test(raw)) return 'Rejected';
         const password = Buffer.from(raw, 'hex').toString('latin1');
-        return write('OcppPassword', password);
+        return changeSetting(settings, 'OcppPassword', password);
       }
       if (key in STORED_KEYS) return (await stored.set(key, raw)) ? 'Accepted' : 'Rejected';
       const mapped = MAPPED[key];
@@ -121,17 +121,18 @@ export function createConfiguration(settings: Settings, stored: StoredKeys, phas
         if (!/^\d{1,9}$/.test(raw)) return 'Rejected';
         v = Number(raw);
       }
-      return write(mapped.setting, v);
+      return changeSetting(settings, mapped.setting, v);
     },
   };
+}
 
-  async function write(setting: string, v: string | number): Promise<ConfigurationStatus> {
-    try {
-      const result = await settings.set(CENTRAL_SYSTEM, [{ key: setting, value: v }]);
-      return settings.field(setting)?.reboot && result.reboot_required ? 'RebootRequired' : 'Accepted';
-    } catch {
-      return 'Rejected';
-    }
+/** A setting changed by the central system: Accepted, RebootRequired (applied at the next start), or Rejected (refused, unchanged). */
+export async function changeSetting(settings: Settings, setting: string, v: string | number): Promise<'Accepted' | 'RebootRequired' | 'Rejected'> {
+  try {
+    const result = await settings.set(CENTRAL_SYSTEM, [{ key: setting, value: v }]);
+    return settings.field(setting)?.reboot && result.reboot_required ? 'RebootRequired' : 'Accepted';
+  } catch {
+    return 'Rejected';
   }
 }
 

@@ -45,7 +45,7 @@ const phaseRotation = (raw: string) => {
 /** A boolean this charge point supports only one way: the other value is Rejected. */
 const only = (value: 'true' | 'false') => (raw: string) => (raw.toLowerCase() === value ? value : undefined);
 
-interface StoredKey {
+export interface StoredKey {
   default: string;
   /** The value to store (normalised), or undefined: Rejected. */
   check(raw: string): string | undefined;
@@ -74,15 +74,18 @@ export const MEASURAND_MAX_LENGTH = SUPPORTED_MEASURANDS.length;
 
 const ROW = 'config:';
 
-/** The stored keys' values (defaults where none was set), loaded at start; `set` writes through. */
-export async function loadStoredKeys(database: Database) {
-  const values = new Map<string, string>(Object.entries(STORED_KEYS).map(([key, k]) => [key, k.default]));
-  for (const row of await database.db
+/**
+ * The stored keys' values (defaults where none was set), loaded at start; `set` writes through. `keys` and `row`: another
+ * set of keys in its own rows (the OCPP 2.0.1 device model's variables without a setting).
+ */
+export async function loadStoredKeys(database: Database, keys: Record<string, StoredKey> = STORED_KEYS, row: string = ROW) {
+  const values = new Map<string, string>(Object.entries(keys).map(([key, k]) => [key, k.default]));
+  for (const stored of await database.db
     .select()
     .from(ocppState)
-    .where(like(ocppState.key, `${ROW}%`))) {
-    const key = row.key.slice(ROW.length);
-    if (key in STORED_KEYS) values.set(key, row.value);
+    .where(like(ocppState.key, `${row}%`))) {
+    const key = stored.key.slice(row.length);
+    if (key in keys) values.set(key, stored.value);
   }
   return {
     get: (key: string): string | undefined => values.get(key),
@@ -90,12 +93,12 @@ export async function loadStoredKeys(database: Database) {
     measurands: (key: 'MeterValuesSampledData' | 'MeterValuesAlignedData' | 'StopTxnSampledData'): Measurand[] => csl(values.get(key) ?? '') as Measurand[],
     /** Checks and stores a value; false: Rejected. */
     async set(key: string, raw: string): Promise<boolean> {
-      const value = STORED_KEYS[key]?.check(raw);
+      const value = keys[key]?.check(raw);
       if (value === undefined) return false;
       await database.write((tx) =>
         tx
           .insert(ocppState)
-          .values({ key: ROW + key, value })
+          .values({ key: row + key, value })
           .onConflictDoUpdate({ target: ocppState.key, set: { value } }),
       );
       values.set(key, value);
