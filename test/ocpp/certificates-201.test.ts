@@ -10,6 +10,7 @@ import { Certificate } from '@peculiar/asn1-x509';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createCertificates, MAX_ROOT_CERTIFICATES } from '../../services/ocpp/ocpp201/certificates.js';
+import { ManualClock } from '../clock.js';
 import { createRoot, createIssued, ecKeys, expectValid201, issue, readCsr, signCsr, type Issued } from './pki-201.js';
 
 /**
@@ -36,9 +37,10 @@ let csms: Issued;
 /** A real pino logger writing into `logs` (what the station logs is checked for secrets). */
 const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(line) });
 
-function station(dataDir = dir) {
+function station(dataDir = dir, signingRetry?: Parameters<typeof createCertificates>[0]['signingRetry']) {
   return createCertificates({
     dataDir,
+    signingRetry,
     identity: () => IDENTITY,
     organization: () => ORGANIZATION,
     now: () => now,
@@ -378,5 +380,38 @@ describe('A02: the charging station certificate', () => {
     now = later;
     expect(s.tlsClient()?.cert).toBe(second.pem);
     expect(station().tlsClient()?.cert).toBe(second.pem);
+  });
+
+  test('CertSigningWaitMinimum/RepeatTimes: an accepted request with no certificate is sent again (same key), the wait doubling, that many times', async () => {
+    const clock = new ManualClock(NOW);
+    const s = station(dir, { clock, waitMinimumS: () => 60, repeatTimes: () => 2 });
+    install(s, csms.pem);
+    const csr = await requestCertificate(s);
+    const requests = () =>
+      sent
+        .filter((c) => c.action === 'SignCertificate')
+        .map((c) =>
+          readCsr(c.payload.csr as string)
+            .publicKey.export({ type: 'spki', format: 'der' })
+            .toString('hex'),
+        );
+    await clock.advance(59_000);
+    expect(requests()).toHaveLength(1);
+    await clock.advance(1_000);
+    expect(requests()).toHaveLength(2);
+    await clock.advance(119_000);
+    expect(requests()).toHaveLength(2);
+    await clock.advance(1_000);
+    expect(requests()).toHaveLength(3);
+    await clock.advance(3_600_000);
+    expect(requests()).toHaveLength(3);
+    expect(new Set(requests()).size).toBe(1);
+    // A certificate for that key is still accepted, and stops the repetitions of a later request.
+    expect(ask(s, 'CertificateSigned', { certificateChain: signCsr(csr, csms, NOW).pem }).status).toBe('Accepted');
+    await requestCertificate(s);
+    expect(ask(s, 'CertificateSigned', { certificateChain: signCsr(sent.at(-1)!.payload.csr as string, csms, NOW).pem }).status).toBe('Accepted');
+    expect(clock.pending()).toBe(0);
+    await clock.advance(3_600_000);
+    expect(requests()).toHaveLength(4);
   });
 });

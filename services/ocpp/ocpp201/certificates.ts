@@ -1,6 +1,7 @@
-import { createPrivateKey, generateKeyPair, type X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, type KeyObject, type X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { OCPP20 } from 'typed-ocpp';
+import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
 import { checkRoot, checkStationChain, issuedBy, parseCertificate, validAt, validFrom, type Verdict } from './certificates-check.js';
 import { buildCsr, certificateBlocks, certificateHashData, sameHashData, toPem, type CertificateHashData } from './certificates-der.js';
@@ -28,6 +29,12 @@ export interface CertificatesDeps {
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Records a security event (security-events.ts `record`): a refused station certificate. */
   securityEvent(type: SecurityEventType, techInfo?: string): void;
+  /**
+   * SecurityCtrlr CertSigningWaitMinimum (s) and CertSigningRepeatTimes, read at each request, and the clock their
+   * wait runs on: a SignCertificate the CSMS accepted is sent again (same key) when no certificate came within the
+   * wait, the wait doubled each time, at most that many times. Without it the request is sent once.
+   */
+  signingRetry?: { clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>; waitMinimumS(): number; repeatTimes(): number } | undefined;
 }
 
 type Answer = Record<string, unknown>;
@@ -42,8 +49,13 @@ const refusal = (reasonCode: string, why: string) => ({ ok: false as const, reas
  * `csmsRoots()` are what the transport needs for security profiles 2 and 3.
  */
 export function createCertificates(deps: CertificatesDeps) {
-  const { logger } = deps;
+  const { logger, signingRetry } = deps;
   const store = openCertificateStore(deps.dataDir, logger);
+  let retryTimer: unknown;
+  const stopRetrying = () => {
+    if (retryTimer !== undefined) signingRetry?.clock.clearTimeout(retryTimer);
+    retryTimer = undefined;
+  };
 
   const parsedRoots = (type?: RootCertificateType) =>
     store
@@ -117,6 +129,29 @@ export function createCertificates(deps: CertificatesDeps) {
     return status('Accepted');
   }
 
+  /** Sends SignCertificate with a CSR for `privateKey`; `attempt` 0 is the first, each later one a repetition. */
+  async function requestSignature(privateKey: KeyObject, attempt: number): Promise<'Accepted' | 'Rejected'> {
+    const csr = buildCsr({ privateKey, publicKey: createPublicKey(privateKey) }, { organization: deps.organization(), commonName: deps.identity() });
+    const answer = await deps.call('SignCertificate', { csr, certificateType: 'ChargingStationCertificate' });
+    logger.info({ status: answer.status, attempt }, 'OCPP: sent a certificate signing request');
+    if (answer.status !== 'Accepted') return 'Rejected';
+    if (signingRetry && attempt < signingRetry.repeatTimes()) {
+      const key = store.station().pendingKey;
+      retryTimer = signingRetry.clock.setTimeout(
+        () => {
+          retryTimer = undefined;
+          // Only while that request still waits (no certificate came, no newer request).
+          if (!key || store.station().pendingKey !== key) return;
+          requestSignature(createPrivateKey(key), attempt + 1).catch((err: unknown) =>
+            logger.warn({ err }, 'OCPP: a repeated certificate signing request failed'),
+          );
+        },
+        signingRetry.waitMinimumS() * 1000 * 2 ** attempt,
+      );
+    }
+    return 'Accepted';
+  }
+
   /** A refused CertificateSigned: Rejected, logged and reported as a security event (A02, OCA TC_A_14). */
   function rejectSigned(verdict: Verdict & { ok: false }): Answer {
     logger.warn({ why: verdict.why }, 'OCPP: refused the charging station certificate the CSMS sent');
@@ -142,6 +177,7 @@ export function createCertificates(deps: CertificatesDeps) {
     try {
       // The new one and the one before it (in use until the new one is valid).
       store.setStation({ credentials: [...credentials, installed].slice(-2) });
+      stopRetrying();
     } catch (err) {
       logger.error({ err }, 'OCPP: the charging station certificate could not be stored');
       return status('Rejected', refusal('InternalError', 'the certificate store could not be written'));
@@ -164,13 +200,10 @@ export function createCertificates(deps: CertificatesDeps) {
      * restart), and the CSMS's answer status. Rejects when the store cannot be written or the call fails.
      */
     async signCertificate(): Promise<'Accepted' | 'Rejected'> {
+      stopRetrying();
       const keys = await generateKeys('ec', { namedCurve: 'prime256v1' });
-      const csr = buildCsr(keys, { organization: deps.organization(), commonName: deps.identity() });
       store.setStation({ ...store.station(), pendingKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string });
-      const answer = await deps.call('SignCertificate', { csr, certificateType: 'ChargingStationCertificate' });
-      const accepted = answer.status === 'Accepted';
-      logger.info({ status: answer.status }, 'OCPP: sent a certificate signing request');
-      return accepted ? 'Accepted' : 'Rejected';
+      return requestSignature(keys.privateKey, 0);
     },
 
     /**
