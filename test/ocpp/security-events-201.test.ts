@@ -6,8 +6,10 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createCertificates } from '../../services/ocpp/ocpp201/certificates.js';
 import { SECURITY_EVENT_QUEUE_LIMIT } from '../../services/ocpp/ocpp201/security-events-queue.js';
-import { createSecurityEvents, type SecurityEventType } from '../../services/ocpp/ocpp201/security-events.js';
-import { createRoot, expectValid201, issue } from './pki-201.js';
+import { connectionSecurityEvent, createSecurityEvents, type SecurityEventType } from '../../services/ocpp/ocpp201/security-events.js';
+import { RPCClient } from 'ocpp-rpc';
+import { startCsms } from '../../bin/dev/central-system.js';
+import { createIssued, createRoot, expectValid201, issue } from './pki-201.js';
 
 /**
  * SecurityEventNotification (use case A04) through the module with a fake CSMS (`call`): every call and answer
@@ -168,5 +170,67 @@ describe('A04: security events', () => {
         techInfo: 'the chain does not end at an installed CSMS root certificate',
       },
     ]);
+  });
+});
+
+describe('connection failures as security events (ocpp-rpc connecting to the development CSMS)', () => {
+  /** A connection attempt as the transport makes it (ocpp-rpc, 2.0.1), trusting `ca`; resolves with the error, or undefined. */
+  async function connectError(url: string, o: { ca?: string[]; password?: string } = {}): Promise<unknown> {
+    const client = new RPCClient({
+      endpoint: url,
+      identity: 'CC-0001',
+      protocols: ['ocpp2.0.1'],
+      strictMode: true,
+      reconnect: false,
+      ...(o.password ? { password: o.password } : {}),
+      wsOpts: { ...(o.ca ? { ca: o.ca } : {}), servername: 'localhost' },
+    } as never);
+    try {
+      await client.connect();
+      await client.close({ force: true });
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  }
+
+  test('a server certificate of an unknown authority or for another host is InvalidCsmsCertificate; a wrong password FailedToAuthenticateAtCsms', async () => {
+    const real = Date.now();
+    const installed = createRoot({ CN: 'CSMS Root' }, real);
+    const unknown = createRoot({ CN: 'Unknown Root' }, real);
+    const tls = (issuer: typeof installed, CN: string) => {
+      const server = createIssued(issuer, { CN }, real);
+      return { cert: server.pem, key: server.key.export({ type: 'pkcs8', format: 'pem' }) };
+    };
+    const servers = [
+      await startCsms({ protocols: ['ocpp2.0.1'], tls: tls(installed, 'localhost') }),
+      await startCsms({ protocols: ['ocpp2.0.1'], tls: tls(unknown, 'localhost') }),
+      await startCsms({ protocols: ['ocpp2.0.1'], tls: tls(installed, 'csms.example') }),
+      await startCsms({ protocols: ['ocpp2.0.1'], password: 'the-right-password-1234' }),
+    ];
+    try {
+      const [good, otherCa, otherHost, withPassword] = servers.map((c) => c.url);
+      expect(await connectError(good!, { ca: [installed.pem] })).toBeUndefined();
+      const refusedCa = await connectError(otherCa!, { ca: [installed.pem] });
+      expect(connectionSecurityEvent(refusedCa)?.type).toBe('InvalidCsmsCertificate');
+      expect(connectionSecurityEvent(await connectError(otherHost!, { ca: [installed.pem] }))?.type).toBe('InvalidCsmsCertificate');
+      expect(connectionSecurityEvent(await connectError(withPassword!, { password: 'a-wrong-password-12345' }))).toEqual({
+        type: 'FailedToAuthenticateAtCsms',
+        techInfo: 'HTTP 401 to the connection request',
+      });
+      expect(await connectError(withPassword!, { password: 'the-right-password-1234' })).toBeUndefined();
+      // An unreachable CSMS is no security event.
+      await servers[0]!.close();
+      expect(connectionSecurityEvent(await connectError(good!, { ca: [installed.pem] }))).toBeUndefined();
+
+      const e = events();
+      const event = connectionSecurityEvent(refusedCa)!;
+      e.record(event.type, event.techInfo);
+      await e.pump();
+      expect(sent).toMatchObject([{ type: 'InvalidCsmsCertificate' }]);
+      expect(sent[0]!.techInfo).toMatch(/^[A-Z_]+: /);
+    } finally {
+      for (const c of servers.slice(1)) await c.close();
+    }
   });
 });

@@ -24,6 +24,44 @@ export const SECURITY_EVENTS = {
 } as const;
 export type SecurityEventType = keyof typeof SECURITY_EVENTS;
 
+/** Node's TLS codes for a CSMS server certificate the handshake refused (path validation, host name). */
+const CSMS_CERTIFICATE_ERRORS = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * The security event of a failed connection attempt (the error ocpp-rpc's connect rejected with), for the transport
+ * to record: the CSMS's server certificate refused by the TLS handshake (InvalidCsmsCertificate), or HTTP 401 to the
+ * station's credentials (FailedToAuthenticateAtCsms); undefined for anything else (an unreachable CSMS is no
+ * security event).
+ */
+export function connectionSecurityEvent(err: unknown): { type: SecurityEventType; techInfo: string } | undefined {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && CSMS_CERTIFICATE_ERRORS.has(code)) return { type: 'InvalidCsmsCertificate', techInfo: `${code}: ${String(message)}` };
+  if (code === 401) return { type: 'FailedToAuthenticateAtCsms', techInfo: 'HTTP 401 to the connection request' };
+  return undefined;
+}
+
 /** SecurityEventNotificationRequest's techInfo is at most 255 characters. */
 const TECH_INFO_MAX = 255;
 
