@@ -30,9 +30,22 @@ export async function serveAedes(listeners: AedesListener[], options?: AedesOpti
   };
   const servers: Server[] = listeners.map((l) => (l.tls ? createTlsServer({ cert: l.tls.cert, key: l.tls.key }, handle) : createServer(handle)));
   const ports: number[] = [];
-  for (const [i, server] of servers.entries()) {
-    await new Promise<void>((resolve) => server.listen(listeners[i]!.port, '127.0.0.1', resolve));
-    ports.push((server.address() as { port: number }).port);
+  try {
+    for (const [i, server] of servers.entries()) {
+      // A port taken meanwhile (EADDRINUSE) rejects here instead of throwing from the server's 'error' event.
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(listeners[i]!.port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      ports.push((server.address() as { port: number }).port);
+    }
+  } catch (err) {
+    for (const server of servers) if (server.listening) server.close();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    throw err;
   }
   return {
     ports,

@@ -121,11 +121,23 @@ async function startMosquitto(port: number, tlsPort: number, dir: string) {
 
 /** Starts the broker the environment selects on a free port. */
 export async function startBroker(kind: BrokerKind = BROKER_KIND): Promise<TestBroker> {
-  const port = await freePort();
-  const tlsPort = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'cc-broker-'));
+  let port = 0;
+  let tlsPort = 0;
   const start = () => (kind === 'mosquitto' ? startMosquitto(port, tlsPort, dir) : startAedes(port, tlsPort));
-  let stop = await start();
+  let stop: () => Promise<void>;
+  // A port found free can be taken by another test file's process before the broker listens on it (EADDRINUSE,
+  // seen in CI): the first start takes two other free ports then.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    tlsPort = await freePort();
+    try {
+      stop = await start();
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
   return {
     kind,
     port,
