@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loginProof } from '../machines/secrets.js';
 import { httpRequest } from './harness.js';
-import { ENTRY, launch, login, until } from './processes.js';
+import { ENTRY, killHard, launch, login, until } from './processes.js';
 
 /**
  * The controller as `npm start` runs it: the compiled entry point (`npm test` builds first) in its own process,
@@ -192,8 +192,7 @@ test('power loss while charging (SIGKILL): after restart the transaction is comp
   const paused = await until((s) => s.systemState === 'charging_pause' && s.transaction.power === 0);
   const { transactionId, consumption } = paused.transaction;
 
-  run.child.kill('SIGKILL');
-  await once(run.child, 'exit');
+  await killHard(run);
 
   const again = await launch(env);
   try {
@@ -244,8 +243,7 @@ test('power loss (SIGKILL): a stored event is still there after the restart', as
   }
   const stored = events.find((e) => e.kind === 'login');
   expect(stored).toMatchObject({ kind: 'login', username: 'operator', address: '127.0.0.1' });
-  run.child.kill('SIGKILL');
-  await once(run.child, 'exit');
+  await killHard(run);
 
   const again = await launch(env);
   try {

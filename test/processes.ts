@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loginProof } from '../machines/secrets.js';
@@ -36,6 +37,12 @@ export async function launch(env: Record<string, string>, ms = 10_000): Promise<
     child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr.join('')}`)));
   });
   return { child, stdout, stderr, port };
+}
+
+/** Ends the process as a power cut would (SIGKILL: nothing of it runs any more) and waits until it is gone. */
+export async function killHard(run: Running): Promise<void> {
+  run.child.kill('SIGKILL');
+  await once(run.child, 'exit');
 }
 
 /**

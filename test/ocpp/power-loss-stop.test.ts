@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { httpRequest } from '../harness.js';
-import { launch, login, until, type Running } from '../processes.js';
+import { killHard, launch, login, until, type Running } from '../processes.js';
 import { startRawCentralSystem, type RawCentralSystem } from './raw-central-system.js';
 import { ocppSettings, writeSettings } from './support.js';
 
@@ -43,8 +43,7 @@ test('the PowerLoss StopTransaction carries the last committed reading and its t
     await sim('charge');
     await until('charging', async () => (await api('GET', '/v1/system_state')).json.transaction?.consumption >= 2);
     await sleep(3_500); // sampled meter values after the checkpoint the charging state made (checkpoints every 10 s)
-    run.child.kill('SIGKILL');
-    await once(run.child, 'exit');
+    await killHard(run);
 
     cs = await startRawCentralSystem({ port });
     run = await launch(env);

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { httpRequest } from '../harness.js';
-import { launch, login, until, type Running } from '../processes.js';
+import { killHard, launch, login, until } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';
 
 /**
@@ -22,11 +22,6 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 const TAG = '04A1B2C3';
 const PASSWORD = 'operator-secret-1';
-
-async function kill(run: Running): Promise<void> {
-  run.child.kill('SIGKILL');
-  await once(run.child, 'exit');
-}
 
 test('power loss while offline: after the restart every queued message is sent once, in order, with the right ids', async () => {
   const dataDir = join(root, 'offline');
@@ -62,7 +57,7 @@ test('power loss while offline: after the restart every queued message is sent o
       await sim('unplug');
       await until('idle', async () => (await state()).systemState === 'idle');
     }
-    await kill(run);
+    await killHard(run);
 
     csms = await startCsms({ port });
     run = await launch(env);
@@ -94,7 +89,7 @@ test('power loss while offline: after the restart every queued message is sent o
     // Everything was answered: a kill now and a restart send no transaction message again.
     const before = csms.frames.length;
     const counted = transactional.length;
-    await kill(run);
+    await killHard(run);
     run = await launch(env);
     await until('connected again', () => csms!.connections.length === 2);
     await until('the status', () => csms!.frames.slice(before).some((f) => f.message[2] === 'StatusNotification'));
