@@ -142,6 +142,11 @@ export class DrawLog {
     return this.latest.get(id) ?? 0;
   }
 
+  /** What `id` drew at or after `from` (ms), in order: a short dip that a poll of `current` can miss is kept here. */
+  drawsSince(id: string, from: number): number[] {
+    return this.changes.filter((c) => c.key === id && c.t >= from).map((c) => c.amps);
+  }
+
   /** The periods above `limitA` between `from` and `to` (ms). */
   overshoots(limitA: number, from = 0, to = Date.now()): Overshoot[] {
     const sorted = [...this.changes].sort((a, b) => a.t - b.t);

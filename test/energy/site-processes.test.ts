@@ -87,9 +87,12 @@ test('chargers share the site limit over a real broker: join, house load, partit
   await settled('a and b take the rest', () => near(log.current('a'), 12) && near(log.current('b'), 12));
 
   mark('broker restart');
+  const restartAt = Date.now();
   await broker.restart();
-  // Without the broker both fall to the safe share (32 A / 4 chargers installed), then join again.
-  await settled('both at the safe share', () => near(log.current('a'), 8) && near(log.current('b'), 8));
+  // Without the broker both fall to the safe share (32 A / 4 chargers installed), then join again. The dip lasts
+  // about 2 s (scaled join and raise times): read from the draw log, not polled, so a test process starved by a
+  // loaded machine (CI) during the broker's restart cannot miss it.
+  await settled('both fell to the safe share', () => ['a', 'b'].every((id) => log.drawsSince(id, restartAt).some((amps) => near(amps, 8))));
   await settled('a and b share after the restart', () => near(log.current('a'), 12) && near(log.current('b'), 12));
 
   mark('b leaves');
