@@ -34,6 +34,8 @@ export type SendLocalListStatus = 'Accepted' | 'Failed' | 'NotSupported' | 'Vers
  */
 export function createAuthorizationStore(database: Database, now: () => number) {
   const { db } = database;
+  /** Entries in the local list as last counted (at start, after each SendLocalList): read synchronously. */
+  let listEntries = 0;
 
   async function listVersion(): Promise<number> {
     const [row] = await db.select().from(ocppState).where(eq(ocppState.key, 'localListVersion'));
@@ -53,6 +55,7 @@ export function createAuthorizationStore(database: Database, now: () => number) 
       if (entries.length > LOCAL_LIST_MAX) return 'Failed';
       if (new Set(entries.map((e) => e.idTag)).size !== entries.length) return 'Failed';
       if (request.updateType === 'Full' && entries.some((e) => !e.idTagInfo)) return 'Failed';
+      let counted = 0;
       return database
         .write(async (tx) => {
           const [current] = await tx.select().from(ocppState).where(eq(ocppState.key, 'localListVersion'));
@@ -69,16 +72,30 @@ export function createAuthorizationStore(database: Database, now: () => number) 
             }
           }
           const [count] = await tx.select({ n: sql<number>`count(*)` }).from(ocppLocalList);
-          if (Number(count?.n ?? 0) > LOCAL_LIST_MAX) throw Object.assign(new Error('local list full'), { full: true });
+          counted = Number(count?.n ?? 0);
+          if (counted > LOCAL_LIST_MAX) throw Object.assign(new Error('local list full'), { full: true });
           const value = String(request.listVersion);
           await tx.insert(ocppState).values({ key: 'localListVersion', value }).onConflictDoUpdate({ target: ocppState.key, set: { value } });
           return 'Accepted' as const;
+        })
+        .then((status) => {
+          if (status === 'Accepted') listEntries = counted;
+          return status;
         })
         .catch((err: { full?: boolean }) => {
           if (err.full) return 'Failed' as const;
           throw err;
         });
     },
+
+    /** Counts the local list's entries (once at start; SendLocalList keeps the count after). */
+    async countEntries(): Promise<number> {
+      const [count] = await db.select({ n: sql<number>`count(*)` }).from(ocppLocalList);
+      listEntries = Number(count?.n ?? 0);
+      return listEntries;
+    },
+    /** The local list's entries as last counted. */
+    entries: () => listEntries,
 
     /** Whether the local list authorizes the tag now. */
     async inLocalList(idTag: string): Promise<boolean> {

@@ -6,7 +6,7 @@ import { createAuthorizationStore } from './authorization.js';
 import { createAuthorization } from './authorize.js';
 import { createAvailability } from './availability.js';
 import { boot } from './boot.js';
-import { createChargingSchedule } from './charging-schedule.js';
+import { createChargingSchedule, createScheduleApplier } from './charging-schedule.js';
 import { configurationCalls, createConfiguration } from './configuration.js';
 import { createOcppContext, type BackendDeps } from './context.js';
 import { diagnosticsCalls } from './diagnostics.js';
@@ -63,14 +63,16 @@ export async function createBackend(deps: BackendDeps) {
   const status = createStatusNotifications(ctx, availability);
   const ocpp16Sink = ocpp16MeterValues(ctx, outbox, queue);
   const metering = createMetering(ctx, keys, () => station()?.meterValues ?? ocpp16Sink);
+  // One applier of the charging profiles for both versions: only one sets the `ocpp` limit.
+  const applier = createScheduleApplier(ctx, profiles);
   // The 2.0.1 adapter exists when OcppVersions offers 2.0.1; it speaks while the CSMS picked 2.0.1 (the last connection's).
   const station201 = versions.offered.includes('ocpp2.0.1')
-    ? createStation201(ctx, { outbox, auth, availability, deviceModel: deps.deviceModel }, () => metering)
+    ? await createStation201(ctx, { outbox, auth, availability, storedKeys: keys, profiles, schedule: applier }, () => metering)
     : undefined;
   const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
   /** The offline queue's sender of the version spoken. */
   const activeQueue = () => station()?.queue ?? queue;
-  const schedule = createChargingSchedule(ctx, profiles, outbox);
+  const schedule = createChargingSchedule(ctx, profiles, outbox, applier);
   const authorization = createAuthorization(ctx, auth);
   const reservations = enabled ? await createReservations(ctx, auth, availability) : undefined;
   const remote = createRemoteControl(ctx, schedule, queue, reservations);
@@ -155,7 +157,7 @@ export async function createBackend(deps: BackendDeps) {
     if (txId !== runningTx) {
       const ended = runningTx;
       runningTx = txId;
-      schedule.transactionChanged(ended, txId);
+      (station() ?? schedule).transactionChanged(ended, txId);
       metering.armSampling();
       if (!txId) ctx.track(availability.applyScheduled());
     }

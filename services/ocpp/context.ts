@@ -15,11 +15,6 @@ export interface DiagnosticsSource {
   bundle(range: { from?: number; to?: number }): Promise<{ bytes: Buffer; fileName: string }>;
 }
 
-/** A device model's reading of a variable (services/ocpp/ocpp201/device-model*.ts provides it). */
-export interface DeviceModelReader {
-  value(component: string, variable: string): string | undefined;
-}
-
 export interface BackendDeps {
   database: Database;
   settings: Settings;
@@ -43,8 +38,6 @@ export interface BackendDeps {
   diagnostics?: DiagnosticsSource | undefined;
   /** Installs update files: with it, UpdateFirmware downloads and installs one (firmware.ts); without it, NotImplemented. */
   updates?: UpdateInstaller | undefined;
-  /** The OCPP 2.0.1 device model's values (TxCtrlr, SampledDataCtrlr); without it the documented defaults apply. */
-  deviceModel?: DeviceModelReader | undefined;
 }
 
 /** The central system's requests the charge point answers, by action (ocpp-rpc's strict mode validated each). */

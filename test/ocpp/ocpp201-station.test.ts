@@ -284,7 +284,9 @@ describe('F remote control, P data transfer', () => {
     await c.online();
     expect(await c.csms.call('DataTransfer', { vendorId: 'com.example' })).toEqual({ status: 'UnknownVendorId' });
     await expect(
-      c.csms.call('GetVariables', { getVariableData: [{ component: { name: 'OCPPCommCtrlr' }, variable: { name: 'HeartbeatInterval' } }] }),
+      c.csms.call('SetVariableMonitoring', {
+        setMonitoringData: [{ value: 1, type: 'Delta', severity: 5, component: { name: 'OCPPCommCtrlr' }, variable: { name: 'HeartbeatInterval' } }],
+      }),
     ).rejects.toMatchObject({
       rpcErrorCode: 'NotImplemented',
     });

@@ -1,18 +1,29 @@
 import type { OCPP20 } from 'typed-ocpp';
 import type { IncomingCall } from '../context.js';
 
-export type { DeviceModelReader } from '../context.js';
+/** The device model's reading of a variable (device-model.ts), for the features that follow its values. */
+export interface DeviceModelReader {
+  value(component: string, variable: string): string | undefined;
+}
 
 /** The CSMS's requests the 2.0.1 charging station answers, by action (ocpp-rpc's strict mode validated each). */
 interface IncomingRequests201 {
   ChangeAvailability: OCPP20.ChangeAvailabilityRequest;
   ClearCache: OCPP20.ClearCacheRequest;
+  ClearChargingProfile: OCPP20.ClearChargingProfileRequest;
   DataTransfer: OCPP20.DataTransferRequest;
+  GetBaseReport: OCPP20.GetBaseReportRequest;
+  GetChargingProfiles: OCPP20.GetChargingProfilesRequest;
+  GetCompositeSchedule: OCPP20.GetCompositeScheduleRequest;
   GetLocalListVersion: OCPP20.GetLocalListVersionRequest;
+  GetReport: OCPP20.GetReportRequest;
+  GetVariables: OCPP20.GetVariablesRequest;
   RequestStartTransaction: OCPP20.RequestStartTransactionRequest;
   RequestStopTransaction: OCPP20.RequestStopTransactionRequest;
   Reset: OCPP20.ResetRequest;
   SendLocalList: OCPP20.SendLocalListRequest;
+  SetChargingProfile: OCPP20.SetChargingProfileRequest;
+  SetVariables: OCPP20.SetVariablesRequest;
   TriggerMessage: OCPP20.TriggerMessageRequest;
   UnlockConnector: OCPP20.UnlockConnectorRequest;
 }

@@ -4,6 +4,7 @@ import { CHARGE_POINT_MODEL, CHARGE_POINT_VENDOR } from '../boot.js';
 import { changeSetting, MAPPED, type Configuration } from '../configuration.js';
 import { MAX_PERIODS, MAX_STACK_LEVEL } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
+import { TX_POINT } from './transaction-events.js';
 
 /** The OCPP 2.0.1 device model's components and variables (issue 31, B05–B08), and where each value lives. */
 
@@ -251,9 +252,8 @@ export function deviceModelVariables(deps: {
   constant('LocalAuthListCtrlr', 'ItemsPerMessage', int(), String(LOCAL_LIST_MAX));
   constant('LocalAuthListCtrlr', 'BytesPerMessage', int(), String(BYTES_PER_MESSAGE));
 
-  // The charge cycle starts a transaction when the vehicle is connected and authorized, and ends it when either is lost.
-  constant('TxCtrlr', 'TxStartPoint', { dataType: 'MemberList', valuesList: 'PowerPathClosed' }, 'PowerPathClosed');
-  constant('TxCtrlr', 'TxStopPoint', { dataType: 'MemberList', valuesList: 'PowerPathClosed' }, 'PowerPathClosed');
+  constant('TxCtrlr', 'TxStartPoint', { dataType: 'MemberList', valuesList: TX_POINT }, TX_POINT);
+  constant('TxCtrlr', 'TxStopPoint', { dataType: 'MemberList', valuesList: TX_POINT }, TX_POINT);
   mapped('TxCtrlr', 'EVConnectionTimeOut', 'ConnectionTimeOut');
   mapped('TxCtrlr', 'StopTxOnInvalidId', 'StopTransactionOnInvalidId');
   constant('TxCtrlr', 'StopTxOnEVSideDisconnect', bool, key16('StopTransactionOnEVSideDisconnect')!);

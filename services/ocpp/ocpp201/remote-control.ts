@@ -3,6 +3,7 @@ import type { OcppContext } from '../context.js';
 import type { QueueSender } from '../queue.js';
 import { remoteStartRefusal, restartForCentralSystem } from '../remote-control.js';
 import type { BootReasons } from './boot.js';
+import type { SmartCharging201 } from './smart-charging.js';
 import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
 import type { TransactionEvents } from './transaction-events.js';
 
@@ -14,7 +15,7 @@ import type { TransactionEvents } from './transaction-events.js';
  */
 export function createRemoteControl201(
   ctx: OcppContext,
-  deps: { queue: QueueSender; availability: Availability; events: TransactionEvents; boots: BootReasons },
+  deps: { queue: QueueSender; availability: Availability; events: TransactionEvents; boots: BootReasons; smart: Pick<SmartCharging201, 'forNextTransaction'> },
 ) {
   const { charging, logger } = ctx;
   let resetWhenIdle = false;
@@ -33,8 +34,9 @@ export function createRemoteControl201(
   const calls: IncomingCalls201 = {
     RequestStartTransaction: (p) => {
       if ((p.evseId !== undefined && p.evseId !== EVSE_ID) || remoteStartRefusal(charging)) return { status: 'Rejected' };
-      // A TxProfile with the start needs smart charging (K), not built for 2.0.1 yet: refused rather than ignored.
-      if (p.chargingProfile) return { status: 'Rejected', statusInfo: { reasonCode: 'UnsupportedRequest' } };
+      // K05: a TxProfile given with the start is checked now and installed when its transaction starts.
+      const problem = deps.smart.forNextTransaction(p.chargingProfile);
+      if (problem) return { status: 'Rejected', statusInfo: { reasonCode: problem.reasonCode, additionalInfo: problem.message } };
       deps.events.expectRemoteStart({ idToken: p.idToken.idToken, type: p.idToken.type }, p.remoteStartId);
       logger.info({}, 'OCPP: remote start');
       charging.authorizeRemotely(p.idToken.idToken);

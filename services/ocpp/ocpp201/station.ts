@@ -2,18 +2,24 @@ import type { AuthorizationStore } from '../authorization.js';
 import { createAuthorization } from '../authorize.js';
 import type { Availability } from '../availability.js';
 import { boot } from '../boot.js';
+import type { ScheduleApplier } from '../charging-schedule.js';
 import type { OcppContext } from '../context.js';
 import { heartbeat } from '../heartbeat.js';
 import { incomingCallHandler } from '../incoming-calls.js';
 import type { Outbox } from '../outbox.js';
 import { createQueueSender } from '../queue.js';
 import type { SampleContext } from '../meter-values.js';
+import type { ProfileStore } from '../smart-charging.js';
+import type { StoredKeys } from '../stored-keys.js';
 import { ocpp201Question } from './authorize.js';
 import { createBootReason } from './boot.js';
-import type { DeviceModelReader } from './calls.js';
+import type { IncomingCalls201 } from './calls.js';
+import { createDeviceModel } from './device-model.js';
+import type { AvailabilityState } from './device-model-variables.js';
 import { localListCalls201 } from './local-list.js';
+import { createSmartCharging201 } from './smart-charging.js';
 import { createRemoteControl201 } from './remote-control.js';
-import { createStatusNotifications201 } from './status-notification.js';
+import { connectorStatus201, createStatusNotifications201 } from './status-notification.js';
 import { createTransactionEvents } from './transaction-events.js';
 import { ocpp201Queue } from './transaction-queue.js';
 import { triggerCalls201 } from './trigger.js';
@@ -24,20 +30,45 @@ const NOT_WHILE_PENDING: ReadonlySet<string> = new Set(['RequestStartTransaction
 /**
  * The OCPP 2.0.1 charging station: the protocol adapter beside the 1.6 charge point (backend.ts speaks through one
  * or the other, as the CSMS picked), over the shared transport, offline queue, authorization store, availability,
- * central time and link actor. One EVSE (id 1) with one connector (id 1).
+ * central time, link actor, 1.6 stored keys and the charging profiles with their one schedule applier (so only one
+ * of the two versions sets the `ocpp` limit). One EVSE (id 1) with one connector (id 1).
  */
-export function createStation201(
+export async function createStation201(
   ctx: OcppContext,
-  shared: { outbox: Outbox; auth: AuthorizationStore; availability: Availability; deviceModel?: DeviceModelReader | undefined },
+  shared: { outbox: Outbox; auth: AuthorizationStore; availability: Availability; storedKeys: StoredKeys; profiles: ProfileStore; schedule: ScheduleApplier },
   metering: () => { send(context: SampleContext): Promise<void> },
 ) {
-  const { outbox, auth, availability } = shared;
+  const { outbox, auth, availability, charging } = { ...shared, charging: ctx.charging };
+  await auth.countEntries();
+  const deviceModel = await createDeviceModel({
+    settings: ctx.settings,
+    storedKeys: shared.storedKeys,
+    database: ctx.database,
+    station: {
+      availability: () => (connectorStatus201(ctx, availability) ?? 'Available') as AvailabilityState,
+      power: () => charging.coreState()?.meter?.powerW ?? 0,
+      problem: () => (charging.coreState()?.chargeCycle.context.faults.length ?? 0) > 0,
+      localListEntries: auth.entries,
+    },
+    call: (action, payload) => ctx.call(action, payload),
+    later: ctx.later,
+    now: ctx.now,
+    logger: ctx.logger,
+  });
+  const smart = createSmartCharging201({
+    profiles: shared.profiles,
+    schedule: shared.schedule,
+    call: (action, payload) => ctx.call(action, payload as unknown as Record<string, unknown>),
+    later: ctx.later,
+    now: ctx.now,
+    logger: ctx.logger,
+  });
   const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth));
-  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), shared.deviceModel);
+  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), deviceModel);
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
-  const remote = createRemoteControl201(ctx, { queue, availability, events, boots });
+  const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart });
   const sendBoot = async () => {
     const payload = await boots.payload();
     await boot(ctx, () => payload);
@@ -47,6 +78,8 @@ export function createStation201(
     ctx,
     {
       ...localListCalls201(ctx, auth),
+      ...(deviceModel.calls as unknown as IncomingCalls201),
+      ...(smart.calls as unknown as IncomingCalls201),
       ...remote.calls,
       ...triggerCalls201(ctx, {
         boot: sendBoot,
@@ -71,6 +104,10 @@ export function createStation201(
     online(): void {
       status.forget();
       ctx.fire(status.send(true).then(() => queue.pump()));
+    },
+    /** A transaction started or ended (the core's transaction ids): its TxProfiles follow it. */
+    transactionChanged(ended: string | undefined, started: string | undefined): void {
+      ctx.track(smart.transactionChanged(ended, started));
     },
     /** The core's state changed (`idle`: no transaction runs any more). */
     coreStateChanged(idle: boolean): void {

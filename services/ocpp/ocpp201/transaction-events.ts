@@ -34,25 +34,11 @@ const chargingStateOf = (ocpp: string) => CHARGING_STATE[ocpp] ?? 'EVConnected';
 const SAMPLE_TRIGGER: Record<SampleContext, string> = { 'Sample.Periodic': 'MeterValuePeriodic', 'Sample.Clock': 'MeterValueClock', Trigger: 'Trigger' };
 
 /**
- * The transaction points this charge cycle honours (TxCtrlr TxStartPoint, TxStopPoint): a transaction starts when
- * the vehicle is connected and authorized (PowerPathClosed, the spec's "EVConnected AND Authorized"), and ends when
- * either is lost (PowerPathClosed as a stop point; the list EVConnected,Authorized says the same). A device model
- * refuses other values (its SetVariables answers Rejected).
+ * The transaction point of this charge cycle (TxCtrlr TxStartPoint and TxStopPoint, read-only in the device model):
+ * a transaction starts when the vehicle is connected and authorized (PowerPathClosed, the spec's "EVConnected AND
+ * Authorized") and ends when either is lost; the 2.0.1 transaction is the charge cycle's.
  */
-export const HONOURED_TX_POINTS: Readonly<Record<'TxStartPoint' | 'TxStopPoint', readonly string[]>> = {
-  TxStartPoint: ['PowerPathClosed'],
-  TxStopPoint: ['PowerPathClosed', 'Authorized,EVConnected'],
-};
-/** Whether the charge cycle honours `value` (a comma-separated member list) for `variable`. */
-export function txPointHonoured(variable: 'TxStartPoint' | 'TxStopPoint', value: string): boolean {
-  const normalised = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean)
-    .sort()
-    .join(',');
-  return HONOURED_TX_POINTS[variable].includes(normalised);
-}
+export const TX_POINT = 'PowerPathClosed';
 
 /**
  * E01–E07 TransactionEvent: Started at the start point, Updated on a charging state change and for meter values,
@@ -66,13 +52,6 @@ export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: 
   let remoteStart: { idToken: { idToken: string; type: string }; remoteStartId: number } | undefined;
   /** The charging state last reported of the running transaction. */
   let chargingState: { transactionId: string; state: string } | undefined;
-
-  for (const variable of ['TxStartPoint', 'TxStopPoint'] as const) {
-    const value = deviceModel?.value('TxCtrlr', variable);
-    if (value !== undefined && !txPointHonoured(variable, value)) {
-      logger.warn({ variable, value, used: HONOURED_TX_POINTS[variable][0] }, 'OCPP: the charge cycle cannot honour this transaction point');
-    }
-  }
 
   const seqKey = (transactionId: string) => `seqNo:${transactionId}`;
   /** The next seqNo of the transaction's events (in the write that queues the event). */
