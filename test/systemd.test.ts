@@ -185,43 +185,48 @@ describe('the watchdog', () => {
     expect(errors).toEqual([]);
   });
 
-  test("the controller under a notify unit: READY=1 once listening, WATCHDOG=1 from the core's thread every half interval, STOPPING=1 on SIGTERM", async () => {
-    const { bin, messages: notified } = await fakeSystemdNotify('bin');
-    const child = spawn(process.execPath, [ENTRY], {
-      env: {
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: join(root, 'data'),
-        OPERATOR_PASSWORD: 'operator-pass',
-        NOTIFY_SOCKET: '/run/systemd/notify',
-        WATCHDOG_USEC: '300000',
-        INVOCATION_ID: 'test',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: string[] = [];
-    child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-    const until = async (done: (lines: string[]) => boolean) => {
-      for (let i = 0; i < 200; i++) {
-        if (done(await notified())) return;
-        await new Promise((r) => setTimeout(r, 25));
+  test(
+    "the controller under a notify unit: READY=1 once listening, WATCHDOG=1 from the core's thread every half interval, STOPPING=1 on SIGTERM",
+    { timeout: 45_000 },
+    async () => {
+      const { bin, messages: notified } = await fakeSystemdNotify('bin');
+      const child = spawn(process.execPath, [ENTRY], {
+        env: {
+          PATH: `${bin}:${process.env.PATH ?? ''}`,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          DATA_DIR: join(root, 'data'),
+          OPERATOR_PASSWORD: 'operator-pass',
+          NOTIFY_SOCKET: '/run/systemd/notify',
+          WATCHDOG_USEC: '300000',
+          INVOCATION_ID: 'test',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out: string[] = [];
+      child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
+      const until = async (done: (lines: string[]) => boolean) => {
+        // A start takes about a second; a loaded CI machine (load 15) once took over 5 s: 20 s before giving up.
+        for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+          if (done(await notified())) return;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        throw new Error(`not notified: ${(await notified()).join(', ')}\n${out.join('')}`);
+      };
+      try {
+        // The log line reaches this pipe through the controller's log buffer (up to 100 ms late, more under load), so it
+        // is waited for like the notifications.
+        await until((lines) => lines.includes('READY=1') && lines.filter((l) => l === 'WATCHDOG=1').length >= 4 && out.join('').includes('listening on'));
+      } finally {
+        child.kill('SIGTERM');
       }
-      throw new Error(`not notified: ${(await notified()).join(', ')}\n${out.join('')}`);
-    };
-    try {
-      // The log line reaches this pipe through the controller's log buffer (up to 100 ms late, more under load), so it
-      // is waited for like the notifications.
-      await until((lines) => lines.includes('READY=1') && lines.filter((l) => l === 'WATCHDOG=1').length >= 4 && out.join('').includes('listening on'));
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect((await once(child, 'exit'))[0]).toBe(0);
-    const lines = await notified();
-    expect(lines.filter((l) => l === 'READY=1')).toHaveLength(1);
-    expect(lines).toContain('STOPPING=1');
-    expect(lines.every((l) => ['READY=1', 'WATCHDOG=1', 'STOPPING=1'].includes(l))).toBe(true);
-  });
+      expect((await once(child, 'exit'))[0]).toBe(0);
+      const lines = await notified();
+      expect(lines.filter((l) => l === 'READY=1')).toHaveLength(1);
+      expect(lines).toContain('STOPPING=1');
+      expect(lines.every((l) => ['READY=1', 'WATCHDOG=1', 'STOPPING=1'].includes(l))).toBe(true);
+    },
+  );
 
   test('through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once', async () => {
     const { bin, lines: notifiedLines } = await fakeSystemdNotify('bin3');
