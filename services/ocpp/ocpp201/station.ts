@@ -64,7 +64,7 @@ export async function createStation201(
     logger: ctx.logger,
   });
   const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth));
-  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), deviceModel);
+  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()));
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
