@@ -49,6 +49,7 @@ export async function createStation201(
       power: () => charging.coreState()?.meter?.powerW ?? 0,
       problem: () => (charging.coreState()?.chargeCycle.context.faults.length ?? 0) > 0,
       localListEntries: auth.entries,
+      chargingProfiles: () => shared.profiles.all().length,
     },
     call: (action, payload) => ctx.call(action, payload),
     later: ctx.later,
