@@ -169,7 +169,7 @@ describe('K smart charging (one schedule applier for both versions)', () => {
     expect(await c.csms.call('ClearChargingProfile', { chargingProfileId: 99 })).toEqual({ status: 'Unknown' });
   });
 
-  test('TC_K_29..K_31_CS GetChargingProfiles answers with ReportChargingProfiles; NoProfiles when none match; SmartChargingCtrlr Entries counts them', async () => {
+  test('TC_K_29..K_31_CS GetChargingProfiles: ReportChargingProfiles, NoProfiles when none match; SmartChargingCtrlr Entries counts them', async () => {
     const c = await station();
     expect(await c.csms.call('GetChargingProfiles', { requestId: 3, chargingProfile: { chargingProfilePurpose: 'TxDefaultProfile' } })).toEqual({
       status: 'NoProfiles',
