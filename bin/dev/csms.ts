@@ -32,7 +32,11 @@ Then set on the controller (PATCH /v1/settings as an installer, then restart it)
 Type a call to the connected charge point as <Action> <JSON>, e.g.
   RemoteStartTransaction {"idTag":"04A1B2C3"}
   GetConfiguration {}
-  SetChargingProfile ${JSON.stringify(PROFILE_EXAMPLE)}`;
+  SetChargingProfile ${JSON.stringify(PROFILE_EXAMPLE)}
+and under 2.0.1 e.g.
+  GetVariables {"getVariableData":[{"component":{"name":"OCPPCommCtrlr"},"variable":{"name":"HeartbeatInterval"}}]}
+  GetBaseReport {"requestId":1,"reportBase":"FullInventory"}
+  GetCompositeSchedule {"evseId":1,"duration":3600,"chargingRateUnit":"A"}`;
 
 const { values } = parseArgs({
   options: {

@@ -10,8 +10,6 @@ export interface MeterValueSink {
   transaction(transactionId: string, value: MeterValue, context: SampleContext): Promise<void>;
   /** A value outside a transaction (sent while online, not kept offline). */
   idle(value: MeterValue, context: SampleContext): void;
-  /** The interval of a transaction's samples (s; 0: none). */
-  sampleIntervalS?(): number;
 }
 
 /** OCPP 1.6: MeterValues, queued with the transaction (outbox.ts) or sent on connector 0/1. */
@@ -59,7 +57,8 @@ export function createMetering(ctx: OcppContext, keys: StoredKeys, sink: () => M
   /** (Re)arms the sampling of the running transaction (none without one). */
   function armSampling(): void {
     ctx.cancel(sampleTimer);
-    const ms = (sink().sampleIntervalS?.() ?? ctx.setting('OcppMeterValueSampleInterval')) * 1000;
+    // 2.0.1's SampledDataCtrlr.TxUpdatedInterval is the same setting (the device model maps it).
+    const ms = ctx.setting('OcppMeterValueSampleInterval') * 1000;
     if (ms <= 0 || ctx.closed() || !charging.coreState()?.transaction) return;
     sampleTimer = ctx.after(ms, () => {
       ctx.track(send('Sample.Periodic'));

@@ -62,7 +62,13 @@ async function station(dir?: string) {
     settings,
     storedKeys,
     database,
-    station: { availability: () => state.availability, power: () => state.power, problem: () => state.problem, localListEntries: () => state.entries },
+    station: {
+      availability: () => state.availability,
+      power: () => state.power,
+      problem: () => state.problem,
+      localListEntries: () => state.entries,
+      chargingProfiles: () => 0,
+    },
     // A refused NotifyReport is collected (the model would only log it) and fails the call that caused it.
     call: async (action, payload) => {
       reports.push(payload);

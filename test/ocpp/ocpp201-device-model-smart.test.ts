@@ -72,6 +72,30 @@ describe('B device model', () => {
     expect(read.getVariableResult[0]).toMatchObject({ attributeStatus: 'Accepted', attributeValue: '60' });
   });
 
+  test('TC_B_07_CS SetVariables SampledDataCtrlr TxUpdatedInterval and TxUpdatedMeasurands during a transaction: the Updated events follow them', async () => {
+    const c = await station({ OcppMeterValueSampleInterval: 0 });
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await until(c, () => c.csms.calls('TransactionEvent').some((e) => e.triggerReason === 'ChargingStateChanged'), 'ChargingStateChanged');
+    const periodic = () => c.csms.calls('TransactionEvent').filter((e) => e.triggerReason === 'MeterValuePeriodic');
+    await c.step(120_000);
+    expect(periodic()).toEqual([]);
+    const answer = await c.csms.call('SetVariables', {
+      setVariableData: [
+        { ...variable('SampledDataCtrlr', 'TxUpdatedInterval'), attributeValue: '30' },
+        { ...variable('SampledDataCtrlr', 'TxUpdatedMeasurands'), attributeValue: 'Energy.Active.Import.Register,Power.Active.Import' },
+      ],
+    });
+    expect(answer.setVariableResult.map((r: Payload) => r.attributeStatus)).toEqual(['Accepted', 'Accepted']);
+    await c.step(30_000);
+    await until(c, () => periodic().length === 1, 'a MeterValuePeriodic event 30 s after the change');
+    const measurands = periodic()[0]!.meterValue[0].sampledValue.map((v: Payload) => v.measurand ?? 'Energy.Active.Import.Register');
+    expect(new Set(measurands)).toEqual(new Set(['Energy.Active.Import.Register', 'Power.Active.Import']));
+    await c.step(30_000);
+    await until(c, () => periodic().length === 2, 'the next one 30 s later');
+  });
+
   test('TC_B_12/13_CS GetBaseReport: FullInventory in NotifyReport parts (seqNo, tbc), ConfigurationInventory only the writable', async () => {
     const c = await station();
     expect(await c.csms.call('GetBaseReport', { requestId: 7, reportBase: 'FullInventory' })).toEqual({ status: 'Accepted' });
@@ -128,6 +152,8 @@ describe('K smart charging (one schedule applier for both versions)', () => {
     const max = profile201(2, 'ChargingStationMaxProfile', 8, { chargingProfileKind: 'Absolute' }, { startSchedule: new Date(c.clock.now()).toISOString() });
     expect(await c.csms.call('SetChargingProfile', { evseId: 0, chargingProfile: max })).toEqual({ status: 'Accepted' });
     await until(c, async () => (await pwm(c)) === 8, 'the station maximum');
+    const capped = await c.csms.call('GetCompositeSchedule', { evseId: 1, duration: 600, chargingRateUnit: 'A' });
+    expect(capped.schedule.chargingSchedulePeriod.map((p: Payload) => p.limit)).toEqual([8]);
     // A profile above the controller's own limit does not raise it: MaxCurrent 16 stays the ceiling.
     expect(await c.csms.call('ClearChargingProfile', { chargingProfileId: 2 })).toEqual({ status: 'Accepted' });
     expect(await c.csms.call('SetChargingProfile', { evseId: 1, chargingProfile: profile201(1, 'TxDefaultProfile', 32) })).toEqual({ status: 'Accepted' });
@@ -143,7 +169,7 @@ describe('K smart charging (one schedule applier for both versions)', () => {
     expect(await c.csms.call('ClearChargingProfile', { chargingProfileId: 99 })).toEqual({ status: 'Unknown' });
   });
 
-  test('TC_K_29..K_31_CS GetChargingProfiles answers with ReportChargingProfiles; NoProfiles when none match', async () => {
+  test('TC_K_29..K_31_CS GetChargingProfiles: ReportChargingProfiles, NoProfiles when none match; SmartChargingCtrlr Entries counts them', async () => {
     const c = await station();
     expect(await c.csms.call('GetChargingProfiles', { requestId: 3, chargingProfile: { chargingProfilePurpose: 'TxDefaultProfile' } })).toEqual({
       status: 'NoProfiles',
@@ -154,6 +180,8 @@ describe('K smart charging (one schedule applier for both versions)', () => {
     });
     await until(c, () => c.csms.calls('ReportChargingProfiles').length === 1, 'ReportChargingProfiles');
     expect(c.csms.calls('ReportChargingProfiles')[0]).toMatchObject({ requestId: 4, chargingLimitSource: 'CSO', evseId: 1, chargingProfile: [{ id: 5 }] });
+    const entries = { component: { name: 'SmartChargingCtrlr' }, variable: { name: 'Entries', instance: 'ChargingProfiles' } };
+    expect((await c.csms.call('GetVariables', { getVariableData: [entries] })).getVariableResult[0]).toMatchObject({ attributeValue: '1' });
   });
 
   test('TC_K_05_CS RequestStartTransaction with a TxProfile: installed for its transaction, limiting it, gone when it ends', async () => {

@@ -1,11 +1,6 @@
 import type { OCPP20 } from 'typed-ocpp';
 import type { IncomingCall } from '../context.js';
 
-/** The device model's reading of a variable (device-model.ts), for the features that follow its values. */
-export interface DeviceModelReader {
-  value(component: string, variable: string): string | undefined;
-}
-
 /** The CSMS's requests the 2.0.1 charging station answers, by action (ocpp-rpc's strict mode validated each). */
 interface IncomingRequests201 {
   ChangeAvailability: OCPP20.ChangeAvailabilityRequest;

@@ -2,7 +2,7 @@ import type { Settings } from '../../settings/index.js';
 import { LOCAL_LIST_MAX } from '../authorization.js';
 import { CHARGE_POINT_MODEL, CHARGE_POINT_VENDOR } from '../boot.js';
 import { changeSetting, MAPPED, type Configuration } from '../configuration.js';
-import { MAX_PERIODS, MAX_STACK_LEVEL } from '../smart-charging.js';
+import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
 import { TX_POINT } from './transaction-events.js';
 
@@ -66,6 +66,8 @@ export interface StationState {
   problem(): boolean;
   /** Tags in the local authorization list. */
   localListEntries(): number;
+  /** Charging profiles installed (either version's: one store). */
+  chargingProfiles(): number;
 }
 
 /** Variables of the device model without a setting or a 1.6 key: kept in `ocpp_state` (`dm:<Component>.<Variable>`). */
@@ -274,7 +276,14 @@ export function deviceModelVariables(deps: {
   constant('AlignedDataCtrlr', 'TxEndedInterval', int('s'), '0');
   constant('AlignedDataCtrlr', 'TxEndedMeasurands', { dataType: 'MemberList', valuesList: MEASURANDS_201 }, '');
 
+  constant('SmartChargingCtrlr', 'Available', bool, 'true');
   constant('SmartChargingCtrlr', 'Enabled', bool, 'true');
+  readOnly('SmartChargingCtrlr', 'Entries', int(undefined, 0, MAX_PROFILES), () => String(station.chargingProfiles()), {
+    persistent: false,
+    instance: 'ChargingProfiles',
+  });
+  // L2 and L3 switch together: a profile's phaseToUse is refused.
+  constant('SmartChargingCtrlr', 'ACPhaseSwitchingSupported', bool, 'false');
   constant('SmartChargingCtrlr', 'RateUnit', { dataType: 'MemberList', valuesList: 'A,W' }, 'A,W');
   constant('SmartChargingCtrlr', 'PeriodsPerSchedule', int(), String(MAX_PERIODS));
   constant('SmartChargingCtrlr', 'ProfileStackLevel', int(), String(MAX_STACK_LEVEL));

@@ -31,8 +31,9 @@ import {
  * - calls: the CSMS's SetVariables, GetVariables, GetBaseReport, GetReport (payload → response; a request over
  *   DeviceDataCtrlr's ItemsPerMessage or BytesPerMessage throws CallError: OccurrenceConstraintViolation,
  *   FormatViolation (1.6 spellings: transport.ts maps them per version)).
- * - value(component, variable, instance?): a variable's Actual value for the adapter (TxCtrlr TxStartPoint,
- *   SampledDataCtrlr TxUpdatedInterval …); undefined for an unknown or WriteOnly one.
+ * - value(component, variable, instance?): a variable's Actual value, as GetVariables reads it (SecurityCtrlr
+ *   OrganizationName for the certificate request); undefined for an unknown or WriteOnly one. The features follow the
+ *   settings and keys the mapped variables write, not this: one source of truth.
  */
 export interface DeviceModelDeps {
   settings: Settings;

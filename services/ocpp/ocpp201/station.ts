@@ -49,6 +49,7 @@ export async function createStation201(
       power: () => charging.coreState()?.meter?.powerW ?? 0,
       problem: () => (charging.coreState()?.chargeCycle.context.faults.length ?? 0) > 0,
       localListEntries: auth.entries,
+      chargingProfiles: () => shared.profiles.all().length,
     },
     call: (action, payload) => ctx.call(action, payload),
     later: ctx.later,
@@ -64,7 +65,7 @@ export async function createStation201(
     logger: ctx.logger,
   });
   const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth));
-  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), deviceModel);
+  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()));
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));

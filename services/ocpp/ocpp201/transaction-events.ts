@@ -8,7 +8,7 @@ import type { MeterValue, SampleContext } from '../meter-values.js';
 import type { MeterValueSink } from '../metering.js';
 import type { Outbox } from '../outbox.js';
 import { NO_AUTHORIZATION, rfidToken } from './authorize.js';
-import { CONNECTOR_ID, EVSE_ID, type DeviceModelReader } from './calls.js';
+import { CONNECTOR_ID, EVSE_ID } from './calls.js';
 import { toMeterValue201 } from './meter-value.js';
 
 /** 1.6 stop reasons (the charge cycle's) → 2.0.1 stoppedReason and the triggerReason of the Ended event. */
@@ -46,7 +46,7 @@ export const TX_POINT = 'PowerPathClosed';
  * start or end or the reading, so the order holds over a power loss. seqNo counts per transaction from 0 (kept in
  * the database); `offline` marks an event that happened while the CSMS could not be reached.
  */
-export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: () => void, deviceModel?: DeviceModelReader) {
+export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: () => void) {
   const { database, logger } = ctx;
   /** The RequestStartTransaction being carried out: its transaction is a remote start. */
   let remoteStart: { idToken: { idToken: string; type: string }; remoteStartId: number } | undefined;
@@ -157,10 +157,6 @@ export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: 
           .call('MeterValues', { evseId: context === 'Sample.Clock' ? 0 : EVSE_ID, meterValue: [converted] })
           .catch((err: Error) => logger.warn({ error: err.message }, 'OCPP: MeterValues failed')),
       );
-    },
-    sampleIntervalS: () => {
-      const interval = Number(deviceModel?.value('SampledDataCtrlr', 'TxUpdatedInterval'));
-      return Number.isInteger(interval) && interval >= 0 ? interval : ctx.setting('OcppMeterValueSampleInterval');
     },
   };
 
