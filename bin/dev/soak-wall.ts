@@ -64,10 +64,10 @@ export class SoakWall {
   /** The database, an installer, the links, the whitelist; then started so every setting holds from start. */
   async setUp(): Promise<void> {
     const c = this.c;
-    await c.start();
+    await this.#start(false);
     await c.stop();
     c.addInstaller();
-    await c.start();
+    await this.#start(false);
     const patch = await c.api('PATCH', '/v1/settings', {
       params: [
         { key: 'OcppEnabled', value: 1 },
@@ -98,10 +98,15 @@ export class SoakWall {
     this.phone.forget();
     this.#settings.clear();
     this.integrity.push(await integrityOfCopy(this.dataDir));
+    await this.#start(true);
+  }
+
+  /** Started, up to 20 attempts (on a busy machine a start can miss the 10 s to listen, as under systemd it would). */
+  async #start(day: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.c.start();
-        await this.#afterStart();
+        if (day) await this.#afterStart();
         return;
       } catch (err) {
         if (attempt === 20) throw err;
