@@ -213,6 +213,13 @@ async function soak(o: Options, root: string): Promise<boolean> {
 }
 
 const root = await mkdtemp(join(tmpdir(), 'cc-soak-'));
+// Stopped by hand (Ctrl-C, SIGTERM): the controllers stopped and the data directories removed as at the end.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    void Promise.all([...children].map((child) => stopProcess(child)))
+      .then(() => rm(root, { recursive: true, force: true }))
+      .finally(() => process.exit(1));
+  });
 let ok = false;
 try {
   ok = await soak(options(process.argv.slice(2)), root);
