@@ -41,6 +41,8 @@ export class SoakWall {
   /** Time of the session loop. */
   sessionsMs = 0;
   readonly #settings = new Map<string, number>();
+  /** Another wall failed the soak: this one drives no more sessions and starts no more processes. */
+  #aborted = false;
 
   constructor(
     readonly index: number,
@@ -104,6 +106,7 @@ export class SoakWall {
   /** Started, up to 20 attempts (on a busy machine a start can miss the 10 s to listen, as under systemd it would). */
   async #start(day: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
+      if (this.#aborted) throw new Error(`wall ${this.index}: aborted`);
       try {
         await this.c.start();
         if (day) await this.#afterStart();
@@ -137,7 +140,7 @@ export class SoakWall {
   /** `count` sessions one after the other; SIGKILLed while charging in the sessions numbered in `killAt`. */
   async run(count: number, killAt: Set<number>, progress: () => void): Promise<void> {
     const from = performance.now();
-    for (let index = 0; index < count; index++) {
+    for (let index = 0; index < count && !this.#aborted; index++) {
       await this.#session(index, killAt.has(index));
       progress();
     }
@@ -242,6 +245,10 @@ export class SoakWall {
       } else await c.sim('/unplug').catch(() => undefined);
       await sleep(500);
     }
+  }
+
+  abort(): void {
+    this.#aborted = true;
   }
 
   /**

@@ -134,7 +134,17 @@ async function soak(o: Options, root: string): Promise<boolean> {
       process.stdout.write(`${done} sessions, ${kills} kills, ${((performance.now() - started) / 60_000).toFixed(1)} min\n`);
     }
   };
-  await Promise.all(walls.map((w, i) => w.run(plan[i]!.sessions, plan[i]!.killAt, progress)));
+  // A wall that fails stops the others before the soak ends: none may start a controller after the clean-up.
+  const runs = await Promise.allSettled(
+    walls.map((w, i) =>
+      w.run(plan[i]!.sessions, plan[i]!.killAt, progress).catch((err: unknown) => {
+        walls.forEach((other) => other.abort());
+        throw err;
+      }),
+    ),
+  );
+  const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   const sessionsMs = performance.now() - started;
   const writtenSessions = walls.map((w) => w.c.written());
 
