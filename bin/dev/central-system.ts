@@ -96,6 +96,8 @@ export interface Csms {
   freeze(): void;
   /** Closes the current connection. */
   drop(): Promise<void>;
+  /** The same three for the latest connection of one identity (several charge points at once, e.g. the soak's walls). */
+  point(identity: string): Pick<Csms, 'call' | 'connected' | 'drop'>;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   /** Calls by message id, per direction of the call, to check each answer against its call. */
   const openCalls = new Map<string, OCPP16.Call>();
   let current: ChargePointLink | undefined;
+  const byIdentity = new Map<string, ChargePointLink>();
   let currentProtocol: OcppProtocol | undefined;
 
   const check = (protocol: OcppProtocol, direction: 'in' | 'out', message: unknown[]) => {
@@ -188,6 +191,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   server.on('client', (client: ChargePointLink) => {
     const protocol = (client.protocol ?? 'ocpp1.6') as OcppProtocol;
     current = client;
+    byIdentity.set(client.identity, client);
     currentProtocol = protocol;
     connections.push(client.identity);
     options.log?.(`connected: ${client.identity} (${protocol})`);
@@ -255,6 +259,17 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     async drop() {
       await current?.close({ force: true });
     },
+    point: (identity) => ({
+      async call(action, payload) {
+        const link = byIdentity.get(identity);
+        if (!link) throw new Error(`${identity} not connected`);
+        return (await link.call(action, payload)) as Payload;
+      },
+      connected: () => byIdentity.get(identity)?.state === 1,
+      async drop() {
+        await byIdentity.get(identity)?.close({ force: true });
+      },
+    }),
     async close() {
       await server.close({ force: true });
       http.closeAllConnections?.();

@@ -116,7 +116,11 @@ export class SoakController {
       LOG_FORMAT: 'json',
       ...this.env,
     });
-    await child.listening;
+    // A start that missed its time is stopped: a second process on the same data directory would follow it.
+    await child.listening.catch(async (err: unknown) => {
+      await child.stop();
+      throw err;
+    });
     this.#child = child;
     this.#writtenNow = 0;
     this.base = `http://${HOST}:${port}`;

@@ -171,3 +171,21 @@ export function reconcile(r: SoakRecord): Reconciliation {
     ],
   };
 }
+
+/**
+ * The walls' records as one (the soak's total): the controllers' transaction ids prefixed with the wall's number (each
+ * controller counts its own), the central system's backend ids kept (unique over every charge point).
+ */
+export function mergeRecords(records: SoakRecord[]): SoakRecord {
+  const id = (wall: number, transactionId: string) => `${wall}:${transactionId}`;
+  return {
+    sessions: records.flatMap((r, w) => r.sessions.map((s) => ({ ...s, transactionId: s.transactionId === null ? null : id(w, s.transactionId) }))),
+    transactions: records.flatMap((r, w) => r.transactions.map((t) => ({ ...t, transactionId: id(w, t.transactionId) }))),
+    starts: records.flatMap((r) => r.starts),
+    stops: records.flatMap((r) => r.stops),
+    mqttWh: new Map(records.flatMap((r, w) => [...r.mqttWh].map(([t, wh]) => [id(w, t), wh] as const))),
+    openTransactions: records.reduce((a, r) => a + r.openTransactions, 0),
+    queued: records.reduce((a, r) => a + r.queued, 0),
+    integrity: records.flatMap((r) => r.integrity),
+  };
+}

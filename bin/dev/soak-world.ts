@@ -12,27 +12,44 @@ import type { CsmsStart, CsmsStop } from './soak-reconcile.js';
 /** Tags the central system refuses (an Authorize for them answers Invalid). */
 export const REFUSED_PREFIX = 'BAD';
 
-export interface SoakCsms {
-  csms: Csms;
+/** One charge point (a wall) at the soak's central system: what it received from it, and calls to it. */
+export interface CsmsPoint {
+  identity: string;
   starts: CsmsStart[];
   stops: CsmsStop[];
-  /** The backend id last given to a StartTransaction (a remote stop names it). */
+  /** The backend id last given to a StartTransaction of this point (a remote stop names it). */
   lastTransactionId(): number | undefined;
+  call(action: string, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+  connected(): boolean;
+  drop(): Promise<void>;
+}
+
+export interface SoakCsms {
+  csms: Csms;
+  /** The records of one charge point identity (its OcppChargeBoxId). */
+  point(identity: string): CsmsPoint;
 }
 
 export async function startSoakCsms(): Promise<SoakCsms> {
   const csms = await startCsms();
-  const starts: CsmsStart[] = [];
-  const stops: CsmsStop[] = [];
+  const records = new Map<string, { starts: CsmsStart[]; stops: CsmsStop[]; last?: number }>();
+  const of = (identity: string) => {
+    let r = records.get(identity);
+    if (!r) records.set(identity, (r = { starts: [], stops: [] }));
+    return r;
+  };
+  // Backend ids are unique over every charge point.
   let next = 1;
   csms.answer('Authorize', (p) => ({ idTagInfo: { status: String(p.idTag).startsWith(REFUSED_PREFIX) ? 'Invalid' : 'Accepted' } }));
-  csms.answer('StartTransaction', (p) => {
+  csms.answer('StartTransaction', (p, identity) => {
     const transactionId = next++;
-    starts.push({ transactionId, idTag: String(p.idTag), timestamp: String(p.timestamp), meterStart: Number(p.meterStart) });
+    const r = of(identity);
+    r.starts.push({ transactionId, idTag: String(p.idTag), timestamp: String(p.timestamp), meterStart: Number(p.meterStart) });
+    r.last = transactionId;
     return { transactionId, idTagInfo: { status: 'Accepted' } };
   });
-  csms.answer('StopTransaction', (p) => {
-    stops.push({ transactionId: Number(p.transactionId), meterStop: Number(p.meterStop), reason: String(p.reason) });
+  csms.answer('StopTransaction', (p, identity) => {
+    of(identity).stops.push({ transactionId: Number(p.transactionId), meterStop: Number(p.meterStop), reason: String(p.reason) });
     return { idTagInfo: { status: 'Accepted' } };
   });
   // The frames are not needed and would grow with the run.
@@ -43,7 +60,13 @@ export async function startSoakCsms(): Promise<SoakCsms> {
     clearInterval(trim);
     await close();
   };
-  return { csms, starts, stops, lastTransactionId: () => (next > 1 ? next - 1 : undefined) };
+  return {
+    csms,
+    point(identity) {
+      const r = of(identity);
+      return { identity, starts: r.starts, stops: r.stops, lastTransactionId: () => r.last, ...csms.point(identity) };
+    },
+  };
 }
 
 export interface SoakBroker {

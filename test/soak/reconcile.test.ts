@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { reconcile, type SoakRecord } from '../../bin/dev/soak-reconcile.js';
+import { mergeRecords, reconcile, type SoakRecord } from '../../bin/dev/soak-reconcile.js';
 
 /** Two sessions, the second killed (billed up to its last checkpoint), everything in agreement. */
 function record(): SoakRecord {
@@ -83,5 +83,33 @@ describe('the soak reconciliation', () => {
       '2 messages left in the OCPP queue',
       'integrity_check: 1 of 2 not ok (*** in database main *** Page 5 is never used)',
     ]);
+  });
+});
+
+/** A second wall: its controller counts transactions as the first does ('a', 'b'), the central system's ids go on. */
+function secondWall(): SoakRecord {
+  const r = record();
+  r.transactions = r.transactions.map((t) => ({ ...t, backendTransactionId: String(Number(t.backendTransactionId) + 2) }));
+  r.starts = r.starts.map((s) => ({ ...s, transactionId: s.transactionId + 2, timestamp: `${s.timestamp}'` }));
+  r.stops = r.stops.map((s) => ({ ...s, transactionId: s.transactionId + 2 }));
+  return r;
+}
+
+describe('the soak reconciliation in total over the walls', () => {
+  test("passes when each wall does: the walls' own transaction ids may repeat", () => {
+    const total = reconcile(mergeRecords([record(), secondWall()]));
+    expect(total.failures).toEqual([]);
+    expect(total.figures[0]!.measured).toBe('4 / 4 / 2');
+    expect(total.figures[3]!.measured).toBe('44 / 38 / 38');
+  });
+
+  test("fails on one wall's missing transaction, open transaction or failed integrity check", () => {
+    const wall = secondWall();
+    wall.transactions.pop();
+    Object.assign(wall, { openTransactions: 1, integrity: ['ok', 'not ok'] });
+    const { failures } = reconcile(mergeRecords([record(), wall]));
+    expect(failures).toContainEqual('session 1: transaction 1:b missing from /v1/transactions');
+    expect(failures).toContainEqual('1 transactions left open');
+    expect(failures).toContainEqual('integrity_check: 1 of 4 not ok (not ok)');
   });
 });
