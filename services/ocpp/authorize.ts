@@ -16,7 +16,7 @@ export interface TagQuestion {
   ask(idTag: string): Promise<IdTagInfo>;
 }
 
-const ocpp16Question = (ctx: OcppContext): TagQuestion => ({
+export const ocpp16Question = (ctx: OcppContext): TagQuestion => ({
   maxLength: 20,
   ask: async (idTag) => (await ctx.call('Authorize', { idTag }, AUTHORIZE_TIMEOUT_MS)).idTagInfo as IdTagInfo,
 });

@@ -3,17 +3,18 @@ import { phaseSwitchModeOf } from '../apply-settings.js';
 import type { CoreState } from '../core/protocol.js';
 import { phaseStateOf } from '../energy/phase-state.js';
 import { createAuthorizationStore } from './authorization.js';
-import { createAuthorization } from './authorize.js';
+import { createAuthorization, ocpp16Question } from './authorize.js';
 import { createAvailability } from './availability.js';
 import { boot } from './boot.js';
 import { createChargingSchedule, createScheduleApplier } from './charging-schedule.js';
 import { configurationCalls, createConfiguration } from './configuration.js';
 import { createOcppContext, type BackendDeps } from './context.js';
-import { diagnosticsCalls } from './diagnostics.js';
-import { firmwareCalls } from './firmware.js';
+import { createDiagnosticsUpload, diagnosticsCalls } from './diagnostics.js';
+import { createFirmwareUpdate, firmwareCalls } from './firmware.js';
 import { heartbeat } from './heartbeat.js';
 import { DATA_TRANSFER_CALLS, incomingCallHandler } from './incoming-calls.js';
 import { createMetering, ocpp16MeterValues } from './metering.js';
+import { ocpp201Question } from './ocpp201/authorize.js';
 import { createStation201 } from './ocpp201/station.js';
 import { createOutbox } from './outbox.js';
 import { createQueueSender, ocpp16Queue } from './queue.js';
@@ -65,16 +66,23 @@ export async function createBackend(deps: BackendDeps) {
   const metering = createMetering(ctx, keys, () => station()?.meterValues ?? ocpp16Sink);
   // One applier of the charging profiles for both versions: only one sets the `ocpp` limit.
   const applier = createScheduleApplier(ctx, profiles);
+  // One reservation, one update and one upload at a time whichever version speaks (the version's messages differ).
+  const reservations = enabled
+    ? await createReservations(ctx, auth, availability, () => (versions.speaking() === 'ocpp2.0.1' ? ocpp201Question(ctx) : ocpp16Question(ctx)))
+    : undefined;
+  const transfers = {
+    firmware: deps.updates ? createFirmwareUpdate(ctx, deps.updates) : undefined,
+    upload: deps.diagnostics ? createDiagnosticsUpload(ctx, deps.diagnostics) : undefined,
+  };
   // The 2.0.1 adapter exists when OcppVersions offers 2.0.1; it speaks while the CSMS picked 2.0.1 (the last connection's).
   const station201 = versions.offered.includes('ocpp2.0.1')
-    ? await createStation201(ctx, { outbox, auth, availability, storedKeys: keys, profiles, schedule: applier }, () => metering)
+    ? await createStation201(ctx, { outbox, auth, availability, storedKeys: keys, profiles, schedule: applier, reservations, transfers }, () => metering)
     : undefined;
   const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
   /** The offline queue's sender of the version spoken. */
   const activeQueue = () => station()?.queue ?? queue;
   const schedule = createChargingSchedule(ctx, profiles, outbox, applier);
   const authorization = createAuthorization(ctx, auth);
-  const reservations = enabled ? await createReservations(ctx, auth, availability) : undefined;
   const remote = createRemoteControl(ctx, schedule, queue, reservations);
 
   const hooks16 = outbox.hooks(
@@ -82,7 +90,10 @@ export async function createBackend(deps: BackendDeps) {
     () => keys.measurands('StopTxnSampledData'),
     async (tx) => reservations?.use(tx),
   );
-  const hooks201 = station201?.hooks(() => enabled);
+  const hooks201 = station201?.hooks(
+    () => enabled,
+    async (tx) => reservations?.use(tx),
+  );
   transactions.setHooks({
     // A transaction starts in the version spoken; its end is queued by the version that queued its start.
     started: (tx, record) => (station() && hooks201 ? hooks201 : hooks16).started(tx, record),
@@ -109,8 +120,8 @@ export async function createBackend(deps: BackendDeps) {
       meterValues: metering.send,
     }),
     ...schedule.calls,
-    ...(deps.diagnostics ? diagnosticsCalls(ctx, deps.diagnostics) : {}),
-    ...(deps.updates ? firmwareCalls(ctx, deps.updates) : {}),
+    ...(transfers.upload ? diagnosticsCalls(ctx, transfers.upload) : {}),
+    ...(transfers.firmware ? firmwareCalls(ctx, transfers.firmware) : {}),
   });
 
   const transportOptions = (): TransportOptions => ({

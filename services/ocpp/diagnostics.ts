@@ -10,21 +10,26 @@ export const DEFAULT_UPLOAD_RETRY_INTERVAL_S = 60;
 /** Longest time one upload attempt may take (real time). */
 export const UPLOAD_TIMEOUT_MS = 60_000;
 
-/**
- * GetDiagnostics (OCPP 1.6 Firmware Management): the bundle is made at once (its file name is the answer), then
- * uploaded to `location` with HTTP PUT (a location ending in "/" gets the file name appended; user and password in
- * the URL become basic authentication), reported by DiagnosticsStatusNotification Uploading, then Uploaded or, when
- * every attempt (1 + `retries`, `retryInterval` s apart on the controller's clock) failed, UploadFailed. Only http
- * and https locations: any other (ftp) is refused with PropertyConstraintViolation, as is a second request while an
- * upload runs (GenericError).
- */
-export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): IncomingCalls {
-  let uploading = false;
+/** The statuses of an upload (1.6 DiagnosticsStatusNotification; 2.0.1 LogStatusNotification says UploadFailure). */
+export type UploadStatus = 'Uploading' | 'Uploaded' | 'UploadFailed';
 
-  const notify = (status: 'Uploading' | 'Uploaded' | 'UploadFailed') =>
-    ctx
-      .call('DiagnosticsStatusNotification', { status })
-      .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: DiagnosticsStatusNotification not delivered'));
+/** An upload of the bundle: where, which time range, how often to try. */
+export interface UploadRequest {
+  location: URL;
+  range: { from?: number; to?: number };
+  retries: number;
+  intervalMs: number;
+}
+
+/**
+ * The diagnostics bundle sent to the central system, for either version (1.6 GetDiagnostics, 2.0.1 GetLog): the
+ * bundle is made at once (its file name is the answer), then uploaded to the location with HTTP PUT (a location
+ * ending in "/" gets the file name appended; user and password in the URL become basic authentication), each step
+ * told by `notify`: Uploading, then Uploaded or, when every attempt (1 + `retries`, `intervalMs` apart on the
+ * controller's clock) failed, UploadFailed. One upload at a time.
+ */
+export function createDiagnosticsUpload(ctx: OcppContext, source: DiagnosticsSource) {
+  let uploading = false;
 
   async function attempt(target: URL, bytes: Buffer): Promise<string | null> {
     const { url, headers } = requestOf(target);
@@ -42,7 +47,7 @@ export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): I
     }
   }
 
-  function upload(target: URL, bytes: Buffer, triesLeft: number, intervalMs: number): void {
+  function upload(target: URL, bytes: Buffer, triesLeft: number, intervalMs: number, notify: (status: UploadStatus) => Promise<unknown>): void {
     void attempt(target, bytes).then(async (failure) => {
       if (ctx.closed()) return;
       const where = safeUrl(target.href);
@@ -53,7 +58,7 @@ export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): I
       }
       ctx.logger.warn({ location: where, failure, triesLeft }, 'OCPP: diagnostics upload failed');
       if (triesLeft > 0) {
-        ctx.after(intervalMs, () => upload(target, bytes, triesLeft - 1, intervalMs));
+        ctx.after(intervalMs, () => upload(target, bytes, triesLeft - 1, intervalMs, notify));
         return;
       }
       uploading = false;
@@ -62,22 +67,49 @@ export function diagnosticsCalls(ctx: OcppContext, source: DiagnosticsSource): I
   }
 
   return {
-    async GetDiagnostics(p) {
-      const location = transferLocation(p.location, 'uploads');
-      if (uploading) throw new CallError('GenericError', 'an upload of diagnostics is already running');
-      const range = {
-        ...(p.startTime ? { from: Date.parse(p.startTime) } : {}),
-        ...(p.stopTime ? { to: Date.parse(p.stopTime) } : {}),
-      };
-      const { bytes, fileName } = await source.bundle(range);
+    /** Whether an upload runs. */
+    busy: (): boolean => uploading,
+    /** Makes the bundle and starts its upload; the bundle's file name. */
+    async start(request: UploadRequest, notify: (status: UploadStatus) => Promise<unknown>): Promise<string> {
+      const { bytes, fileName } = await source.bundle(request.range);
+      const { location } = request;
       const target = location.pathname.endsWith('/') ? new URL(encodeURIComponent(fileName), location) : location;
       uploading = true;
-      const retries = p.retries ?? DEFAULT_UPLOAD_RETRIES;
-      const intervalMs = (p.retryInterval ?? DEFAULT_UPLOAD_RETRY_INTERVAL_S) * 1000;
       ctx.later(async () => {
         await notify('Uploading');
-        upload(target, bytes, retries, intervalMs);
+        upload(target, bytes, request.retries, request.intervalMs, notify);
       });
+      return fileName;
+    },
+  };
+}
+
+export type DiagnosticsUpload = ReturnType<typeof createDiagnosticsUpload>;
+
+/**
+ * GetDiagnostics (OCPP 1.6 Firmware Management) over the shared upload, told by DiagnosticsStatusNotification. Only
+ * http and https locations: any other (ftp) is refused with PropertyConstraintViolation, as is a second request
+ * while an upload runs (GenericError).
+ */
+export function diagnosticsCalls(ctx: OcppContext, upload: DiagnosticsUpload): IncomingCalls {
+  const notify = (status: UploadStatus) =>
+    ctx
+      .call('DiagnosticsStatusNotification', { status })
+      .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: DiagnosticsStatusNotification not delivered'));
+
+  return {
+    async GetDiagnostics(p) {
+      const location = transferLocation(p.location, 'uploads');
+      if (upload.busy()) throw new CallError('GenericError', 'an upload of diagnostics is already running');
+      const fileName = await upload.start(
+        {
+          location,
+          range: { ...(p.startTime ? { from: Date.parse(p.startTime) } : {}), ...(p.stopTime ? { to: Date.parse(p.stopTime) } : {}) },
+          retries: p.retries ?? DEFAULT_UPLOAD_RETRIES,
+          intervalMs: (p.retryInterval ?? DEFAULT_UPLOAD_RETRY_INTERVAL_S) * 1000,
+        },
+        notify,
+      );
       return { fileName };
     },
   };

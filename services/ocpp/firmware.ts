@@ -12,24 +12,29 @@ export const DEFAULT_DOWNLOAD_RETRY_INTERVAL_S = 60;
 /** Longest time one download attempt may take (real time): an update file of a Pi is tens of MB. */
 export const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
-type FirmwareStatus = 'Downloading' | 'Downloaded' | 'DownloadFailed' | 'Installing' | 'Installed' | 'InstallationFailed';
+/** The statuses of an update, named alike in 1.6's and 2.0.1's FirmwareStatusNotification. */
+export type FirmwareStatus = 'Downloading' | 'Downloaded' | 'DownloadFailed' | 'InstallScheduled' | 'Installing' | 'Installed' | 'InstallationFailed';
+
+/** An update to fetch: where, when (controller's clock, ms) and how often to try. */
+export interface FirmwareRequest {
+  location: URL;
+  retrieveAt: number;
+  /** 2.0.1's installDateTime: a downloaded update waits for it (InstallScheduled); none in 1.6, installed at once. */
+  installAt?: number;
+  retries: number;
+  intervalMs: number;
+}
 
 /**
- * UpdateFirmware (OCPP 1.6 Firmware Management; docs/ocpp.md): at `retrieveDate` (on the controller's clock) the
- * update file is downloaded with HTTP(S) GET (user and password in the URL become basic authentication), tried
- * 1 + `retries` times `retryInterval` s apart, then installed by the same installer as `npm run update`
- * (services/field-service/updates.ts), reported by FirmwareStatusNotification Downloading, Downloaded or
- * DownloadFailed, Installing, Installed or InstallationFailed (with the reason in the log). Installed means the
- * update is in its slot for trial; the controller switches to it once no charge runs, and the BootNotification of
- * the next start names the version that runs (the update, or the old one after a rollback). Only http and https
- * locations; a second request while one runs is refused (GenericError).
+ * The update of either version (docs/ocpp.md): at `retrieveAt` the update file is downloaded with HTTP(S) GET (user
+ * and password in the URL become basic authentication), tried 1 + `retries` times `intervalMs` apart, then installed
+ * by the same installer as `npm run update` (services/field-service/updates.ts, which checks the file's signature
+ * against the trusted keys), each step told by `notify` (the version's FirmwareStatusNotification). Installed means
+ * the update is in its slot for trial; the controller switches to it once no charge runs, and the BootNotification of
+ * the next start names the version that runs (the update, or the old one after a rollback). One at a time.
  */
-export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): IncomingCalls {
+export function createFirmwareUpdate(ctx: OcppContext, updates: UpdateInstaller) {
   let busy = false;
-  const notify = (status: FirmwareStatus) =>
-    ctx
-      .call('FirmwareStatusNotification', { status })
-      .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: FirmwareStatusNotification not delivered'));
 
   async function download(target: URL): Promise<Buffer | string> {
     const { url, headers } = requestOf(target);
@@ -47,7 +52,7 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
     }
   }
 
-  async function install(bytes: Buffer): Promise<void> {
+  async function install(bytes: Buffer, notify: (status: FirmwareStatus) => Promise<unknown>): Promise<void> {
     await notify('Installing');
     try {
       const { manifest } = await updates.install(bytes);
@@ -61,16 +66,21 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
     }
   }
 
-  function attempt(target: URL, triesLeft: number, intervalMs: number): void {
+  function attempt(request: FirmwareRequest, triesLeft: number, notify: (status: FirmwareStatus) => Promise<unknown>): void {
+    const target = request.location;
     void download(target).then(async (result) => {
       if (ctx.closed()) return;
       if (Buffer.isBuffer(result)) {
         await notify('Downloaded');
-        return install(result);
+        const waitMs = (request.installAt ?? 0) - ctx.now();
+        if (!(waitMs > 0)) return install(result, notify);
+        await notify('InstallScheduled');
+        ctx.after(waitMs, () => ctx.track(install(result, notify)));
+        return;
       }
       ctx.logger.warn({ location: safeUrl(target.href), failure: result, triesLeft }, 'OCPP: update download failed');
       if (triesLeft > 0) {
-        ctx.after(intervalMs, () => attempt(target, triesLeft - 1, intervalMs));
+        ctx.after(request.intervalMs, () => attempt(request, triesLeft - 1, notify));
         return;
       }
       busy = false;
@@ -79,21 +89,49 @@ export function firmwareCalls(ctx: OcppContext, updates: UpdateInstaller): Incom
   }
 
   return {
-    UpdateFirmware(p) {
-      const location = transferLocation(p.location, 'downloads');
-      if (busy) throw new CallError('GenericError', 'an update is already being downloaded or installed');
+    /** Whether an update is being downloaded or installed. */
+    busy: (): boolean => busy,
+    start(request: FirmwareRequest, notify: (status: FirmwareStatus) => Promise<unknown>): void {
       busy = true;
-      const retries = p.retries ?? DEFAULT_DOWNLOAD_RETRIES;
-      const intervalMs = (p.retryInterval ?? DEFAULT_DOWNLOAD_RETRY_INTERVAL_S) * 1000;
-      const waitMs = Math.max(0, Date.parse(p.retrieveDate) - ctx.now());
+      const waitMs = Math.max(0, request.retrieveAt - ctx.now());
       const begin = () =>
         ctx.fire(
           notify('Downloading').then(() => {
-            if (!ctx.closed()) attempt(location, retries, intervalMs);
+            if (!ctx.closed()) attempt(request, request.retries, notify);
           }),
         );
       if (waitMs > 0) ctx.after(waitMs, begin);
       else ctx.later(begin);
+    },
+  };
+}
+
+export type FirmwareUpdate = ReturnType<typeof createFirmwareUpdate>;
+
+/**
+ * UpdateFirmware (OCPP 1.6 Firmware Management) over the shared update (createFirmwareUpdate), told by
+ * FirmwareStatusNotification. Only http and https locations; a second request while one runs is refused
+ * (GenericError).
+ */
+export function firmwareCalls(ctx: OcppContext, update: FirmwareUpdate): IncomingCalls {
+  const notify = (status: FirmwareStatus) =>
+    ctx
+      .call('FirmwareStatusNotification', { status })
+      .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: FirmwareStatusNotification not delivered'));
+
+  return {
+    UpdateFirmware(p) {
+      const location = transferLocation(p.location, 'downloads');
+      if (update.busy()) throw new CallError('GenericError', 'an update is already being downloaded or installed');
+      update.start(
+        {
+          location,
+          retrieveAt: Date.parse(p.retrieveDate),
+          retries: p.retries ?? DEFAULT_DOWNLOAD_RETRIES,
+          intervalMs: (p.retryInterval ?? DEFAULT_DOWNLOAD_RETRY_INTERVAL_S) * 1000,
+        },
+        notify,
+      );
       return {};
     },
   };

@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import type { WriteTx } from '../../db/client.js';
 import { ocppState } from '../../db/schema.js';
-import type { AuthorizationStore, IdTagInfo } from './authorization.js';
-import { AUTHORIZE_TIMEOUT_MS } from './authorize.js';
+import type { AuthorizationStore } from './authorization.js';
+import type { TagQuestion } from './authorize.js';
 import type { Availability } from './availability.js';
 import type { IncomingCalls, OcppContext } from './context.js';
 
-/** A reservation of the connector (OCPP 1.6 ReserveNow), as kept in the database. */
+/** A reservation of the connector (1.6 ReserveNow, 2.0.1 ReserveNow: idToken, groupIdToken), as kept in the database. */
 export interface Reservation {
   reservationId: number;
   idTag: string;
@@ -15,7 +15,10 @@ export interface Reservation {
   expiresAt: number;
 }
 
-type ReserveNowStatus = 'Accepted' | 'Faulted' | 'Occupied' | 'Rejected' | 'Unavailable';
+/** The answer to ReserveNow, the same in both versions. */
+export type ReserveNowStatus = 'Accepted' | 'Faulted' | 'Occupied' | 'Rejected' | 'Unavailable';
+/** Why a reservation ended without being used or cancelled (2.0.1 ReservationStatusUpdate): here only its expiry. */
+export type ReservationEnd = 'Expired';
 
 const ROW = 'reservation';
 const DAY_MS = 86_400_000;
@@ -35,22 +38,30 @@ const parse = (value: string): Reservation | undefined => {
  * 2.13's ocppState, StatusNotification Reserved) and the charging service lets only the reservation's tags
  * authorize. The transaction that starts next uses it: its StartTransaction carries the reservationId, in the same
  * write that ends the reservation. Kept in the database, so a restart keeps it; an expired one is dropped at start.
- * Connector 0 is not reservable (ReserveConnectorZeroSupported false: there is one connector).
+ * Connector 0 is not reservable (ReserveConnectorZeroSupported false: there is one connector). The model is the
+ * same for both versions: `question` asks the central system of the version spoken about a tag's parent (group),
+ * the 1.6 calls are here, the 2.0.1 ones in ocpp201/reservation.ts over `reserve`/`cancel`/`onEnded`.
  */
-export async function createReservations(ctx: OcppContext, auth: AuthorizationStore, availability: Pick<Availability, 'inoperativeScheduled'>) {
+export async function createReservations(
+  ctx: OcppContext,
+  auth: AuthorizationStore,
+  availability: Pick<Availability, 'inoperativeScheduled'>,
+  question: () => TagQuestion,
+) {
   const { database, charging, logger } = ctx;
   const [row] = await database.db.select().from(ocppState).where(eq(ocppState.key, ROW));
   let current: Reservation | undefined = row ? parse(row.value) : undefined;
   let expiry: unknown;
+  const endListeners: Array<(reservationId: number, end: ReservationEnd) => void> = [];
 
   const active = (): Reservation | undefined => (current && current.expiresAt > ctx.now() ? current : undefined);
 
-  /** The parent idTag of a tag: the local list, the cache, else the central system's Authorize answer. */
+  /** The parent idTag (2.0.1: group id token) of a tag: the local list, the cache, else the central system's Authorize answer. */
   async function parentOf(idTag: string): Promise<string | undefined> {
     const stored = await auth.parentOf(idTag);
     if (stored !== undefined || !ctx.isAccepted()) return stored;
     try {
-      const info = (await ctx.call('Authorize', { idTag }, AUTHORIZE_TIMEOUT_MS)).idTagInfo as IdTagInfo;
+      const info = await question().ask(idTag);
       if (ctx.on('OcppAuthorizationCacheEnabled')) await auth.remember(idTag, info);
       return info.status === 'Accepted' ? info.parentIdTag : undefined;
     } catch {
@@ -90,6 +101,7 @@ export async function createReservations(ctx: OcppContext, auth: AuthorizationSt
     if (active()) return holdNow();
     logger.info({ reservationId }, 'OCPP: reservation expired');
     await keep(undefined);
+    for (const listener of endListeners) listener(reservationId, 'Expired');
   }
 
   function refusal(connectorId: number, expiresAt: number, reservationId: number): ReserveNowStatus | undefined {
@@ -106,24 +118,36 @@ export async function createReservations(ctx: OcppContext, auth: AuthorizationSt
     return undefined;
   }
 
+  /** ReserveNow of either version: the connector held for `r` (or the same id replaced), else why not. */
+  async function reserve(connectorId: number, r: Reservation): Promise<ReserveNowStatus> {
+    const refused = refusal(connectorId, r.expiresAt, r.reservationId);
+    if (refused) {
+      logger.info({ reservationId: r.reservationId, status: refused }, 'OCPP: ReserveNow refused');
+      return refused;
+    }
+    await keep(r);
+    logger.info({ reservationId: r.reservationId, until: new Date(r.expiresAt).toISOString() }, 'OCPP: connector reserved');
+    return 'Accepted';
+  }
+
+  /** CancelReservation of either version: whether the reservation `reservationId` held the connector and ends. */
+  async function cancel(reservationId: number): Promise<boolean> {
+    if (current?.reservationId !== reservationId || !active()) return false;
+    await keep(undefined);
+    logger.info({ reservationId }, 'OCPP: reservation cancelled');
+    return true;
+  }
+
   const calls: IncomingCalls = {
-    ReserveNow: async (p) => {
-      const expiresAt = Date.parse(p.expiryDate);
-      const refused = refusal(p.connectorId, expiresAt, p.reservationId);
-      if (refused) {
-        logger.info({ reservationId: p.reservationId, status: refused }, 'OCPP: ReserveNow refused');
-        return { status: refused };
-      }
-      await keep({ reservationId: p.reservationId, idTag: p.idTag, ...(p.parentIdTag ? { parentIdTag: p.parentIdTag } : {}), expiresAt });
-      logger.info({ reservationId: p.reservationId, until: p.expiryDate }, 'OCPP: connector reserved');
-      return { status: 'Accepted' };
-    },
-    CancelReservation: async (p) => {
-      if (current?.reservationId !== p.reservationId || !active()) return { status: 'Rejected' };
-      await keep(undefined);
-      logger.info({ reservationId: p.reservationId }, 'OCPP: reservation cancelled');
-      return { status: 'Accepted' };
-    },
+    ReserveNow: async (p) => ({
+      status: await reserve(p.connectorId, {
+        reservationId: p.reservationId,
+        idTag: p.idTag,
+        ...(p.parentIdTag ? { parentIdTag: p.parentIdTag } : {}),
+        expiresAt: Date.parse(p.expiryDate),
+      }),
+    }),
+    CancelReservation: async (p) => ({ status: (await cancel(p.reservationId)) ? 'Accepted' : 'Rejected' }),
   };
 
   if (current && !active()) await keep(undefined);
@@ -131,7 +155,13 @@ export async function createReservations(ctx: OcppContext, auth: AuthorizationSt
 
   return {
     calls,
+    reserve,
+    cancel,
     accepts,
+    /** `listener` learns of each reservation that expired (2.0.1 tells the CSMS; 1.6 has no such message). */
+    onEnded(listener: (reservationId: number, end: ReservationEnd) => void): void {
+      endListeners.push(listener);
+    },
     /**
      * A transaction starts (in its write `tx`): it uses the reservation holding the connector, whose id its
      * StartTransaction carries; the reservation ends in the same write.

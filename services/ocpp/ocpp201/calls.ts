@@ -4,6 +4,7 @@ import type { IncomingCall } from '../context.js';
 /** The CSMS's requests the 2.0.1 charging station answers, by action (ocpp-rpc's strict mode validated each). */
 interface IncomingRequests201 {
   ChangeAvailability: OCPP20.ChangeAvailabilityRequest;
+  CancelReservation: OCPP20.CancelReservationRequest;
   ClearCache: OCPP20.ClearCacheRequest;
   ClearChargingProfile: OCPP20.ClearChargingProfileRequest;
   DataTransfer: OCPP20.DataTransferRequest;
@@ -11,8 +12,10 @@ interface IncomingRequests201 {
   GetChargingProfiles: OCPP20.GetChargingProfilesRequest;
   GetCompositeSchedule: OCPP20.GetCompositeScheduleRequest;
   GetLocalListVersion: OCPP20.GetLocalListVersionRequest;
+  GetLog: OCPP20.GetLogRequest;
   GetReport: OCPP20.GetReportRequest;
   GetVariables: OCPP20.GetVariablesRequest;
+  ReserveNow: OCPP20.ReserveNowRequest;
   RequestStartTransaction: OCPP20.RequestStartTransactionRequest;
   RequestStopTransaction: OCPP20.RequestStopTransactionRequest;
   Reset: OCPP20.ResetRequest;
@@ -21,6 +24,7 @@ interface IncomingRequests201 {
   SetVariables: OCPP20.SetVariablesRequest;
   TriggerMessage: OCPP20.TriggerMessageRequest;
   UnlockConnector: OCPP20.UnlockConnectorRequest;
+  UpdateFirmware: OCPP20.UpdateFirmwareRequest;
 }
 
 /** The calls one 2.0.1 feature answers, by action. */

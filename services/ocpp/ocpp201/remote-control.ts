@@ -2,6 +2,7 @@ import type { Availability } from '../availability.js';
 import type { OcppContext } from '../context.js';
 import type { QueueSender } from '../queue.js';
 import { remoteStartRefusal, restartForCentralSystem } from '../remote-control.js';
+import type { Reservations } from '../reservation.js';
 import type { BootReasons } from './boot.js';
 import type { SmartCharging201 } from './smart-charging.js';
 import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
@@ -15,7 +16,14 @@ import type { TransactionEvents } from './transaction-events.js';
  */
 export function createRemoteControl201(
   ctx: OcppContext,
-  deps: { queue: QueueSender; availability: Availability; events: TransactionEvents; boots: BootReasons; smart: Pick<SmartCharging201, 'forNextTransaction'> },
+  deps: {
+    queue: QueueSender;
+    availability: Availability;
+    events: TransactionEvents;
+    boots: BootReasons;
+    smart: Pick<SmartCharging201, 'forNextTransaction'>;
+    reservations?: Pick<Reservations, 'accepts'> | undefined;
+  },
 ) {
   const { charging, logger } = ctx;
   let resetWhenIdle = false;
@@ -32,8 +40,10 @@ export function createRemoteControl201(
   }
 
   const calls: IncomingCalls201 = {
-    RequestStartTransaction: (p) => {
+    RequestStartTransaction: async (p) => {
       if ((p.evseId !== undefined && p.evseId !== EVSE_ID) || remoteStartRefusal(charging)) return { status: 'Rejected' };
+      // H01: a reservation holds the EVSE for its idToken (or group) only.
+      if (deps.reservations && !(await deps.reservations.accepts(p.idToken.idToken))) return { status: 'Rejected' };
       // K05: a TxProfile given with the start is checked now and installed when its transaction starts.
       const problem = deps.smart.forNextTransaction(p.chargingProfile);
       if (problem) return { status: 'Rejected', statusInfo: { reasonCode: problem.reasonCode, additionalInfo: problem.message } };

@@ -9,16 +9,19 @@ import { incomingCallHandler } from '../incoming-calls.js';
 import type { Outbox } from '../outbox.js';
 import { createQueueSender } from '../queue.js';
 import type { SampleContext } from '../meter-values.js';
+import type { Reservations } from '../reservation.js';
 import type { ProfileStore } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
 import { ocpp201Question } from './authorize.js';
 import { createBootReason } from './boot.js';
 import type { IncomingCalls201 } from './calls.js';
 import { createDeviceModel } from './device-model.js';
+import { transferCalls201, type Transfers } from './firmware-logs.js';
 import type { AvailabilityState } from './device-model-variables.js';
 import { localListCalls201 } from './local-list.js';
 import { createSmartCharging201 } from './smart-charging.js';
 import { createRemoteControl201 } from './remote-control.js';
+import { reservationCalls201 } from './reservation.js';
 import { connectorStatus201, createStatusNotifications201 } from './status-notification.js';
 import { createTransactionEvents } from './transaction-events.js';
 import { ocpp201Queue } from './transaction-queue.js';
@@ -35,7 +38,16 @@ const NOT_WHILE_PENDING: ReadonlySet<string> = new Set(['RequestStartTransaction
  */
 export async function createStation201(
   ctx: OcppContext,
-  shared: { outbox: Outbox; auth: AuthorizationStore; availability: Availability; storedKeys: StoredKeys; profiles: ProfileStore; schedule: ScheduleApplier },
+  shared: {
+    outbox: Outbox;
+    auth: AuthorizationStore;
+    availability: Availability;
+    storedKeys: StoredKeys;
+    profiles: ProfileStore;
+    schedule: ScheduleApplier;
+    reservations?: Reservations | undefined;
+    transfers: Transfers;
+  },
   metering: () => { send(context: SampleContext): Promise<void> },
 ) {
   const { outbox, auth, availability, charging } = { ...shared, charging: ctx.charging };
@@ -69,7 +81,7 @@ export async function createStation201(
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
-  const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart });
+  const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart, reservations: shared.reservations });
   const sendBoot = async () => {
     const payload = await boots.payload();
     await boot(ctx, () => payload);
@@ -82,6 +94,8 @@ export async function createStation201(
       ...(deviceModel.calls as unknown as IncomingCalls201),
       ...(smart.calls as unknown as IncomingCalls201),
       ...remote.calls,
+      ...(shared.reservations ? reservationCalls201(ctx, shared.reservations) : {}),
+      ...transferCalls201(ctx, shared.transfers),
       ...triggerCalls201(ctx, {
         boot: sendBoot,
         bootTriggered: boots.trigger,

@@ -89,9 +89,11 @@ export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: 
     await outbox.enqueue(tx, 'TransactionEvent', transactionId, { ...event, seqNo, ...offline() });
   }
 
-  const hooks = (enabled: () => boolean): TransactionHooks => ({
+  /** `reservation`: the id of the reservation the transaction uses, ended in its write (reservation.ts). */
+  const hooks = (enabled: () => boolean, reservation?: (tx: WriteTx) => Promise<number | undefined>): TransactionHooks => ({
     async started(tx: WriteTx, record: TransactionRecord) {
       if (!enabled()) return;
+      const reservationId = await reservation?.(tx);
       const remote = remoteStart && record.tagId === remoteStart.idToken.idToken ? remoteStart : undefined;
       remoteStart = undefined;
       await queue(tx, record.id, {
@@ -101,6 +103,7 @@ export function createTransactionEvents(ctx: OcppContext, outbox: Outbox, pump: 
         transactionInfo: { transactionId: record.id, chargingState: 'EVConnected', ...(remote ? { remoteStartId: remote.remoteStartId } : {}) },
         evse,
         idToken: remote ? remote.idToken : record.tagId ? rfidToken(record.tagId) : NO_AUTHORIZATION,
+        ...(reservationId !== undefined ? { reservationId } : {}),
         ...register(record.meterStartWh, record.startedAt, 'Transaction.Begin'),
       });
       chargingState = { transactionId: record.id, state: 'EVConnected' };

@@ -1,0 +1,78 @@
+import type { OcppContext } from '../context.js';
+import { DEFAULT_UPLOAD_RETRIES, DEFAULT_UPLOAD_RETRY_INTERVAL_S, type DiagnosticsUpload, type UploadStatus } from '../diagnostics.js';
+import { DEFAULT_DOWNLOAD_RETRIES, DEFAULT_DOWNLOAD_RETRY_INTERVAL_S, type FirmwareStatus, type FirmwareUpdate } from '../firmware.js';
+import { transferLocation } from '../transfer.js';
+import type { IncomingCalls201 } from './calls.js';
+
+/** The update mechanism and diagnostics bundle the 1.6 charge point uses too (one of each: one transfer at a time). */
+export interface Transfers {
+  firmware?: FirmwareUpdate | undefined;
+  upload?: DiagnosticsUpload | undefined;
+}
+
+/** An http(s) location, else undefined (2.0.1 answers Rejected where 1.6 raised PropertyConstraintViolation). */
+function locationOf(raw: string, does: 'downloads' | 'uploads'): URL | undefined {
+  try {
+    return transferLocation(raw, does);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * L01 UpdateFirmware and N01 GetLog over the shared transfers (firmware.ts, diagnostics.ts): only the messages
+ * differ from 1.6 (requestId in each status notification, Rejected for a bad location or a transfer already running,
+ * installDateTime honoured with InstallScheduled, LogStatusNotification's UploadFailure). The update file's own
+ * signature is checked by the installer against the trusted keys; the request's signature and signingCertificate
+ * are not checked (docs/ocpp.md). GetLog sends the diagnostics bundle for DiagnosticsLog; SecurityLog is Rejected.
+ * Without an installer or a bundle source the action stays NotImplemented, as in 1.6.
+ */
+export function transferCalls201(ctx: OcppContext, transfers: Transfers): IncomingCalls201 {
+  const { firmware, upload } = transfers;
+  const calls: IncomingCalls201 = {};
+  if (firmware) {
+    calls.UpdateFirmware = (p) => {
+      const location = locationOf(p.firmware.location, 'downloads');
+      if (!location || firmware.busy()) return { status: 'Rejected' };
+      const notify = (status: FirmwareStatus) =>
+        ctx
+          .call('FirmwareStatusNotification', { status, requestId: p.requestId })
+          .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: FirmwareStatusNotification not delivered'));
+      firmware.start(
+        {
+          location,
+          retrieveAt: Date.parse(p.firmware.retrieveDateTime),
+          ...(p.firmware.installDateTime ? { installAt: Date.parse(p.firmware.installDateTime) } : {}),
+          retries: p.retries ?? DEFAULT_DOWNLOAD_RETRIES,
+          intervalMs: (p.retryInterval ?? DEFAULT_DOWNLOAD_RETRY_INTERVAL_S) * 1000,
+        },
+        notify,
+      );
+      return { status: 'Accepted' };
+    };
+  }
+  if (upload) {
+    calls.GetLog = async (p) => {
+      const location = locationOf(p.log.remoteLocation, 'uploads');
+      if (p.logType !== 'DiagnosticsLog' || !location || upload.busy()) return { status: 'Rejected' };
+      const notify = (status: UploadStatus) =>
+        ctx
+          .call('LogStatusNotification', { status: status === 'UploadFailed' ? 'UploadFailure' : status, requestId: p.requestId })
+          .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: LogStatusNotification not delivered'));
+      const filename = await upload.start(
+        {
+          location,
+          range: {
+            ...(p.log.oldestTimestamp ? { from: Date.parse(p.log.oldestTimestamp) } : {}),
+            ...(p.log.latestTimestamp ? { to: Date.parse(p.log.latestTimestamp) } : {}),
+          },
+          retries: p.retries ?? DEFAULT_UPLOAD_RETRIES,
+          intervalMs: (p.retryInterval ?? DEFAULT_UPLOAD_RETRY_INTERVAL_S) * 1000,
+        },
+        notify,
+      );
+      return { status: 'Accepted', filename };
+    };
+  }
+  return calls;
+}

@@ -1,0 +1,173 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, test } from 'vitest';
+import { startCsms } from '../../bin/dev/central-system.js';
+import { readSlotState } from '../../services/field-service/slots.js';
+import { newSigningKey } from '../../services/field-service/update-file.js';
+import { createUpdateInstaller, switchModeOf } from '../../services/field-service/updates.js';
+import type { Controller } from '../../bin/start-controller.js';
+import { fakeUpdate, INITIAL, ADD_METER, writeFakeTree } from '../field-service/fake-versions.js';
+import { ManualClock } from '../clock.js';
+import { TEST_EPOCH } from '../harness.js';
+import { until, useOcppChargers, type OcppCharger } from './support.js';
+
+/**
+ * L UpdateFirmware and N GetLog of the 2.0.1 charging station (ocpp201/firmware-logs.ts over the update and upload
+ * 1.6 uses, firmware.ts and diagnostics.ts) against the development CSMS in 2.0.1 strict mode, every frame validated
+ * again by typed-ocpp's 2.0.1 schemas. The file store is a local HTTP server, as in the 1.6 tests; the update file is
+ * installed by the real installer into a fake install root. Times on the test's manual clock.
+ */
+
+const { charger } = useOcppChargers();
+const key = newSigningKey();
+
+let servers: Server[] = [];
+let dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  servers = [];
+  dirs = [];
+});
+
+/** A file store: GET answers `body`; PUT keeps the upload; each answer the next of `statuses`, then 200. */
+async function fileStore(body: Buffer = Buffer.alloc(0), statuses: number[] = []) {
+  const requests: Array<{ method: string; url: string; body: Buffer }> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({ method: req.method!, url: req.url!, body: Buffer.concat(chunks) });
+      res.statusCode = statuses.shift() ?? 200;
+      res.end(res.statusCode === 200 && req.method === 'GET' ? body : undefined);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { requests, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** An install root running 0.1.0, the real installer on it, and version 0.2.0's update file. */
+async function installRoot() {
+  const root = await mkdtemp(join(tmpdir(), 'cc-firmware-201-'));
+  dirs.push(root);
+  await writeFakeTree(root, '0.1.0', [INITIAL], 'good');
+  await writeFile(join(root, 'keys'), `${Buffer.from(key.publicKey).toString('hex')}\n`);
+  const tree = join(root, 'next');
+  await writeFakeTree(tree, '0.2.0', [INITIAL, ADD_METER], 'good');
+  const file = await fakeUpdate(tree, key.secretKey);
+  const of: { controller?: Pick<Controller, 'settings'> } = {};
+  const updates = createUpdateInstaller({
+    root,
+    trustedKeysFile: join(root, 'keys'),
+    switchMode: () => switchModeOf(of.controller!.settings),
+    switchTo: () => undefined,
+  });
+  return { root, file, updates, of };
+}
+
+async function station(harness: Record<string, unknown> = {}): Promise<OcppCharger> {
+  const clock = new ManualClock(TEST_EPOCH);
+  const csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'] });
+  const c = await charger({ csms, clock, settings: { OcppVersions: 'ocpp2.0.1,ocpp1.6' }, harness });
+  await c.online();
+  return c;
+}
+
+const firmware = (c: OcppCharger) => c.csms.calls('FirmwareStatusNotification').map((p) => `${p.status}:${p.requestId}`);
+const logs = (c: OcppCharger) => c.csms.calls('LogStatusNotification').map((p) => `${p.status}:${p.requestId}`);
+const iso = (c: OcppCharger, inS = 0) => new Date(c.clock.now() + inS * 1000).toISOString();
+
+describe('L firmware (2.0.1)', () => {
+  test('TC_L_01_CS UpdateFirmware → FirmwareStatusNotification Downloading/Downloaded/Installing/Installed, the update in its trial slot', async () => {
+    const r = await installRoot();
+    const c = await station({ updates: r.updates });
+    r.of.controller = c.h.controller;
+    const store = await fileStore(r.file);
+    const request = { requestId: 5, firmware: { location: `${store.url}/fw/0.2.0.ccupdate`, retrieveDateTime: iso(c) } };
+    expect(await c.csms.call('UpdateFirmware', request)).toEqual({ status: 'Accepted' });
+    await until(c, () => firmware(c).includes('Installed:5'), 'the install');
+    expect(firmware(c)).toEqual(['Downloading:5', 'Downloaded:5', 'Installing:5', 'Installed:5']);
+    expect(store.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /fw/0.2.0.ccupdate']);
+    expect(readSlotState(r.root).trial).toMatchObject({ version: '0.2.0' });
+  });
+
+  test('TC_L_xx_CS retrieveDateTime and installDateTime waited for (InstallScheduled); a failed download retried after retryInterval', async () => {
+    const r = await installRoot();
+    const c = await station({ updates: r.updates });
+    r.of.controller = c.h.controller;
+    const store = await fileStore(r.file, [503]);
+    const request = {
+      requestId: 6,
+      retries: 1,
+      retryInterval: 30,
+      firmware: { location: `${store.url}/fw`, retrieveDateTime: iso(c, 60), installDateTime: iso(c, 600) },
+    };
+    expect(await c.csms.call('UpdateFirmware', request)).toEqual({ status: 'Accepted' });
+    // One at a time: a second request while this one runs is Rejected (not cancelled: no AcceptedCanceled).
+    expect(await c.csms.call('UpdateFirmware', { ...request, requestId: 7 })).toEqual({ status: 'Rejected' });
+    await c.step(59_000);
+    expect(store.requests).toHaveLength(0);
+    await c.step(1_000);
+    await until(c, () => store.requests.length === 1, 'the first try');
+    await c.step(30_000);
+    await until(c, () => firmware(c).includes('InstallScheduled:6'), 'the second try');
+    expect(readSlotState(r.root).trial).toBeNull();
+    await c.step(500_000);
+    expect(firmware(c)).not.toContain('Installing:6');
+    await c.step(10_000);
+    await until(c, () => firmware(c).includes('Installed:6'), 'the install at installDateTime');
+    expect(firmware(c)).toEqual(['Downloading:6', 'Downloaded:6', 'InstallScheduled:6', 'Installing:6', 'Installed:6']);
+  });
+
+  test('TC_L_xx_CS a tampered update file: InstallationFailed (the installer checks its signature); an ftp location Rejected', async () => {
+    const r = await installRoot();
+    const c = await station({ updates: r.updates });
+    r.of.controller = c.h.controller;
+    const tampered = Buffer.from(r.file);
+    tampered[tampered.length - 5]! ^= 0xff;
+    const store = await fileStore(tampered);
+    const ftp = { requestId: 1, firmware: { location: 'ftp://files.example.com/fw', retrieveDateTime: iso(c) } };
+    expect(await c.csms.call('UpdateFirmware', ftp)).toEqual({ status: 'Rejected' });
+    await c.csms.call('UpdateFirmware', { requestId: 2, firmware: { location: `${store.url}/fw`, retrieveDateTime: iso(c) } });
+    await until(c, () => firmware(c).includes('InstallationFailed:2'), 'the refusal');
+    expect(firmware(c)).toEqual(['Downloading:2', 'Downloaded:2', 'Installing:2', 'InstallationFailed:2']);
+    expect(readSlotState(r.root)).toMatchObject({ active: 'base', trial: null });
+  });
+});
+
+describe('N logs (2.0.1)', () => {
+  test('TC_N_01_CS GetLog DiagnosticsLog → LogStatusNotification Uploading/Uploaded, the bundle PUT under the returned filename', async () => {
+    const c = await station();
+    const store = await fileStore();
+    const answer = await c.csms.call('GetLog', { logType: 'DiagnosticsLog', requestId: 3, log: { remoteLocation: `${store.url}/logs/` } });
+    expect(answer).toMatchObject({ status: 'Accepted', filename: expect.stringMatching(/^diagnostics-.*\.json\.gz$/) });
+    await until(c, () => logs(c).includes('Uploaded:3'), 'the upload');
+    expect(logs(c)).toEqual(['Uploading:3', 'Uploaded:3']);
+    const [upload] = store.requests;
+    expect(upload).toMatchObject({ method: 'PUT', url: `/logs/${answer.filename as string}` });
+    expect(JSON.parse(gunzipSync(upload!.body).toString('utf8'))).toMatchObject({ format: 'charge-controller-diagnostics' });
+  });
+
+  test('TC_N_xx_CS a failed upload retried after retryInterval, then UploadFailure; SecurityLog, ftp and a second request Rejected', async () => {
+    const c = await station();
+    const store = await fileStore(undefined, [500, 500]);
+    expect(await c.csms.call('GetLog', { logType: 'SecurityLog', requestId: 1, log: { remoteLocation: `${store.url}/s` } })).toEqual({ status: 'Rejected' });
+    expect(await c.csms.call('GetLog', { logType: 'DiagnosticsLog', requestId: 1, log: { remoteLocation: 'ftp://x.example/l' } })).toEqual({
+      status: 'Rejected',
+    });
+    const request = { logType: 'DiagnosticsLog', requestId: 4, retries: 1, retryInterval: 20, log: { remoteLocation: `${store.url}/l.gz` } };
+    expect(await c.csms.call('GetLog', request)).toMatchObject({ status: 'Accepted' });
+    expect(await c.csms.call('GetLog', { ...request, requestId: 8 })).toEqual({ status: 'Rejected' });
+    await until(c, () => store.requests.length === 1, 'the first try');
+    await c.step(19_000);
+    expect(store.requests).toHaveLength(1);
+    await c.step(1_000);
+    await until(c, () => logs(c).includes('UploadFailure:4'), 'the failure');
+    expect(logs(c)).toEqual(['Uploading:4', 'UploadFailure:4']);
+  });
+});
