@@ -7,6 +7,7 @@ import { createAuthorization, ocpp16Question } from './authorize.js';
 import { createAvailability } from './availability.js';
 import { boot } from './boot.js';
 import { createChargingSchedule, createScheduleApplier } from './charging-schedule.js';
+import type { ScheduleTransaction } from './smart-charging.js';
 import { configurationCalls, createConfiguration } from './configuration.js';
 import { createOcppContext, type BackendDeps } from './context.js';
 import { createDiagnosticsUpload, diagnosticsCalls } from './diagnostics.js';
@@ -64,8 +65,10 @@ export async function createBackend(deps: BackendDeps) {
   const status = createStatusNotifications(ctx, availability);
   const ocpp16Sink = ocpp16MeterValues(ctx, outbox, queue);
   const metering = createMetering(ctx, keys, () => station()?.meterValues ?? ocpp16Sink);
-  // One applier of the charging profiles for both versions: only one sets the `ocpp` limit.
-  const applier = createScheduleApplier(ctx, profiles);
+  // One applier of the charging profiles for both versions: only one sets the `ocpp` limit. Under 2.0.1 a TxProfile
+  // names the 2.0.1 transaction, which may start before or end after the charge cycle's (TxStartPoint, TxStopPoint).
+  let transaction201: (() => ScheduleTransaction | null | undefined) | undefined;
+  const applier = createScheduleApplier(ctx, profiles, () => transaction201?.());
   // One reservation, one update and one upload at a time whichever version speaks (the version's messages differ).
   const reservations = enabled
     ? await createReservations(ctx, auth, availability, () => (versions.speaking() === 'ocpp2.0.1' ? ocpp201Question(ctx) : ocpp16Question(ctx)))
@@ -79,6 +82,7 @@ export async function createBackend(deps: BackendDeps) {
     ? await createStation201(ctx, { outbox, auth, availability, storedKeys: keys, profiles, schedule: applier, reservations, transfers }, () => metering)
     : undefined;
   const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
+  transaction201 = () => station()?.transaction();
   /** The offline queue's sender of the version spoken. */
   const activeQueue = () => station()?.queue ?? queue;
   const schedule = createChargingSchedule(ctx, profiles, outbox, applier);
@@ -168,7 +172,8 @@ export async function createBackend(deps: BackendDeps) {
     if (txId !== runningTx) {
       const ended = runningTx;
       runningTx = txId;
-      (station() ?? schedule).transactionChanged(ended, txId);
+      // Under 2.0.1 TxProfiles follow the 2.0.1 transaction (ocpp201/transaction-events.ts).
+      if (!station()) schedule.transactionChanged(ended, txId);
       metering.armSampling();
       if (!txId) ctx.track(availability.applyScheduled());
     }

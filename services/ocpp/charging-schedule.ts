@@ -35,20 +35,21 @@ const OWN_LIMITS = ['mqtt', 'sim', 'pause'] as const;
  * of the allocator loop (services/energy/manager.ts, so the PWM follows it, the lowest of every limit winning),
  * recomputed at every change of the schedule; and the composite schedule the central system asks for, with the
  * controller's own limits. `transaction`: the running transaction as the profiles name it (a TxProfile's
- * transactionId); by default the core's.
+ * transactionId); by default (or answering undefined) the core's.
  */
-export function createScheduleApplier(deps: ScheduleApplierDeps, profiles: ProfileStore, transaction?: () => ScheduleTransaction | null) {
+export function createScheduleApplier(deps: ScheduleApplierDeps, profiles: ProfileStore, transaction?: () => ScheduleTransaction | null | undefined) {
   const { charging, logger } = deps;
   let profileTimer: unknown;
   let appliedLimit: string | undefined;
 
   const phases = () => (deps.setting('Phases') === 1 ? 1 : 3);
-  const scheduleTransaction =
-    transaction ??
-    ((): ScheduleTransaction | null => {
-      const tx = charging.coreState()?.transaction;
-      return tx ? { id: tx.transactionId, startedAt: tx.startedAt } : null;
-    });
+  // `transaction` answering undefined: the core's.
+  const scheduleTransaction = (): ScheduleTransaction | null => {
+    const named = transaction?.();
+    if (named !== undefined) return named;
+    const tx = charging.coreState()?.transaction;
+    return tx ? { id: tx.transactionId, startedAt: tx.startedAt } : null;
+  };
   /** The lowest of the controller's own limits now (A): MaxCurrent and every other limit input set. */
   const ownLimitA = () => Math.min(deps.setting('MaxCurrent'), ...OWN_LIMITS.map((source) => charging.limits.get(source)?.amps ?? Infinity));
 

@@ -171,7 +171,7 @@ test('TC_B_09_CS, TC_B_10_CS: out of range, wrong type, read-only, unknown: refu
       set('AuthCtrlr', 'LocalAuthorizeOffline', 'yes'),
       set('SampledDataCtrlr', 'TxUpdatedMeasurands', 'Temperature'),
       set('ChargingStation', 'VendorName', 'Other'),
-      set('TxCtrlr', 'TxStartPoint', 'EVConnected'),
+      set('TxCtrlr', 'TxStartPoint', 'ParkingBayOccupancy'),
       set({ name: 'EVSE', evse: { id: 1 } }, 'Power', '1000', { attributeType: 'MaxSet' }),
       set('OCPPCommCtrlr', 'HeartbeatInterval', '60', { attributeType: 'MinSet' }),
       set('NoSuchCtrlr', 'HeartbeatInterval', '60'),

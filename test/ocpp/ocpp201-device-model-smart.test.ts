@@ -62,7 +62,7 @@ describe('B device model', () => {
       setVariableData: [
         { ...variable('OCPPCommCtrlr', 'HeartbeatInterval'), attributeValue: '60' },
         { ...variable('OCPPCommCtrlr', 'HeartbeatInterval'), attributeValue: 'often' },
-        { ...variable('TxCtrlr', 'TxStartPoint'), attributeValue: 'EVConnected' },
+        { ...variable('TxCtrlr', 'TxBeforeAcceptedEnabled'), attributeValue: 'false' },
       ],
     });
     expect(answer.setVariableResult.map((r: Payload) => r.attributeStatus)).toEqual(['Accepted', 'Rejected', 'Rejected']);
@@ -110,7 +110,8 @@ describe('B device model', () => {
     await until(c, () => c.csms.calls('NotifyReport').some((r) => r.requestId === 8 && !r.tbc), 'the configuration report');
     const configuration = reported(c.csms, 8);
     expect(configuration).toContain('OCPPCommCtrlr.HeartbeatInterval');
-    expect(configuration).not.toContain('TxCtrlr.TxStartPoint');
+    expect(configuration).not.toContain('TxCtrlr.TxBeforeAcceptedEnabled');
+    expect(configuration).toContain('TxCtrlr.TxStartPoint');
     expect(configuration.length).toBeLessThan(full.length);
   });
 

@@ -4,7 +4,7 @@ import { CHARGE_POINT_MODEL, CHARGE_POINT_VENDOR } from '../boot.js';
 import { changeSetting, MAPPED, type Configuration } from '../configuration.js';
 import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
-import { TX_POINT } from './transaction-events.js';
+import { checkPoints, DEFAULT_TX_POINT, TX_START_POINTS, TX_STOP_POINTS } from './transaction-points.js';
 
 /** The OCPP 2.0.1 device model's components and variables (issue 31, B05–B08), and where each value lives. */
 
@@ -74,6 +74,9 @@ export interface StationState {
 export const STORED_VARIABLES = {
   // The O of the certificate signing request (A02 SignCertificate).
   'SecurityCtrlr.OrganizationName': { default: 'ChargeController', check: (raw: string) => (/^[\x20-\x7e]{1,64}$/.test(raw) ? raw : undefined) },
+  // E01/E06: when the 2.0.1 transaction starts and ends (transaction-points.ts).
+  'TxCtrlr.TxStartPoint': { default: DEFAULT_TX_POINT, check: checkPoints(TX_START_POINTS) },
+  'TxCtrlr.TxStopPoint': { default: DEFAULT_TX_POINT, check: checkPoints(TX_STOP_POINTS) },
 };
 export const STORED_VARIABLES_ROW = 'dm:';
 
@@ -254,8 +257,9 @@ export function deviceModelVariables(deps: {
   constant('LocalAuthListCtrlr', 'ItemsPerMessage', int(), String(LOCAL_LIST_MAX));
   constant('LocalAuthListCtrlr', 'BytesPerMessage', int(), String(BYTES_PER_MESSAGE));
 
-  constant('TxCtrlr', 'TxStartPoint', { dataType: 'MemberList', valuesList: TX_POINT }, TX_POINT);
-  constant('TxCtrlr', 'TxStopPoint', { dataType: 'MemberList', valuesList: TX_POINT }, TX_POINT);
+  // The points this controller detects: no parking bay sensor, no signing meter (ParkingBayOccupancy, DataSigned refused).
+  storedVariable('TxCtrlr', 'TxStartPoint', { dataType: 'MemberList', valuesList: TX_START_POINTS.join(',') });
+  storedVariable('TxCtrlr', 'TxStopPoint', { dataType: 'MemberList', valuesList: TX_STOP_POINTS.join(',') });
   mapped('TxCtrlr', 'EVConnectionTimeOut', 'ConnectionTimeOut');
   mapped('TxCtrlr', 'StopTxOnInvalidId', 'StopTransactionOnInvalidId');
   constant('TxCtrlr', 'StopTxOnEVSideDisconnect', bool, key16('StopTransactionOnEVSideDisconnect')!);

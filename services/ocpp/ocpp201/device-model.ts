@@ -104,14 +104,25 @@ export async function createDeviceModel(deps: DeviceModelDeps) {
         const attributeType = item.attributeType ?? 'Actual';
         const found = find(item);
         let attributeStatus: string;
+        let attributeStatusInfo: { reasonCode: string; additionalInfo?: string } | undefined;
         if (typeof found === 'string') attributeStatus = found;
         else if (!hasAttribute(found, attributeType)) attributeStatus = 'NotSupportedAttributeType';
         else if (found.mutability === 'ReadOnly' || attributeType !== 'Actual' || !found.write) attributeStatus = 'Rejected';
-        else if (!fits(found.characteristics, item.attributeValue)) attributeStatus = 'Rejected';
-        else attributeStatus = await found.write(item.attributeValue);
+        else {
+          attributeStatus = fits(found.characteristics, item.attributeValue) ? await found.write(item.attributeValue) : 'Rejected';
+          // Why a value is refused: what the variable takes (TxStartPoint: the points this station detects).
+          const list = found.characteristics.valuesList;
+          if (attributeStatus === 'Rejected') attributeStatusInfo = { reasonCode: 'InvalidValue', ...(list ? { additionalInfo: `supported: ${list}` } : {}) };
+        }
         // Never the value: BasicAuthPassword is one.
         logger.info({ component: item.component.name, variable: item.variable.name, status: attributeStatus }, 'OCPP: SetVariables');
-        setVariableResult.push({ attributeType, attributeStatus, component: item.component, variable: item.variable });
+        setVariableResult.push({
+          attributeType,
+          attributeStatus,
+          ...(attributeStatusInfo ? { attributeStatusInfo } : {}),
+          component: item.component,
+          variable: item.variable,
+        });
       }
       return { setVariableResult };
     },

@@ -52,11 +52,7 @@ export function createRemoteControl201(
       charging.authorizeRemotely(p.idToken.idToken);
       return { status: 'Accepted' };
     },
-    RequestStopTransaction: (p) => {
-      const ok = charging.coreState()?.transaction?.transactionId === p.transactionId;
-      if (ok) charging.stopTransaction('Remote');
-      return { status: ok ? 'Accepted' : 'Rejected' };
-    },
+    RequestStopTransaction: (p) => ({ status: deps.events.requestStop(p.transactionId) ? 'Accepted' : 'Rejected' }),
     UnlockConnector: (p) => {
       if (p.evseId !== EVSE_ID || p.connectorId !== CONNECTOR_ID) return { status: 'UnknownConnector' };
       // F05.FR.02: a transaction's cable stays locked; RequestStopTransaction ends the transaction first.

@@ -24,6 +24,7 @@ import { createRemoteControl201 } from './remote-control.js';
 import { reservationCalls201 } from './reservation.js';
 import { connectorStatus201, createStatusNotifications201 } from './status-notification.js';
 import { createTransactionEvents } from './transaction-events.js';
+import { pointsOf } from './transaction-points.js';
 import { ocpp201Queue } from './transaction-queue.js';
 import { triggerCalls201 } from './trigger.js';
 
@@ -76,8 +77,17 @@ export async function createStation201(
     now: ctx.now,
     logger: ctx.logger,
   });
-  const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth));
-  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()));
+  // The queue maps an answered event's transaction to the charge cycle's (events, created next).
+  const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth, (id) => events.coreOf(id)));
+  const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), {
+    points: () => ({
+      start: pointsOf(deviceModel.value('TxCtrlr', 'TxStartPoint')),
+      stop: pointsOf(deviceModel.value('TxCtrlr', 'TxStopPoint')),
+    }),
+    changed: (ended, started) => ctx.track(smart.transactionChanged(ended, started)),
+  });
+  // A 2.0.1 transaction a power loss left open without the charge cycle's ends now (before closeInterrupted).
+  await events.recover();
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
@@ -120,10 +130,8 @@ export async function createStation201(
       status.forget();
       ctx.fire(status.send(true).then(() => queue.pump()));
     },
-    /** A transaction started or ended (the core's transaction ids): its TxProfiles follow it. */
-    transactionChanged(ended: string | undefined, started: string | undefined): void {
-      ctx.track(smart.transactionChanged(ended, started));
-    },
+    /** The open 2.0.1 transaction (TxProfiles name it; its start and end move them: `changed` above). */
+    transaction: events.transaction,
     /** The core's state changed (`idle`: no transaction runs any more). */
     coreStateChanged(idle: boolean): void {
       events.coreStateChanged();
