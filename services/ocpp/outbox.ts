@@ -136,6 +136,16 @@ export function createOutbox(database: Database, now: () => number) {
       return row;
     },
 
+    /** Whether messages of `action` (of transaction `transactionId`, if given) wait in the queue (2.0.1 GetTransactionStatus). */
+    async waiting(action: QueuedAction, transactionId?: string): Promise<boolean> {
+      const [row] = await db
+        .select({ seq: ocppQueue.seq })
+        .from(ocppQueue)
+        .where(and(eq(ocppQueue.action, action), transactionId === undefined ? undefined : eq(ocppQueue.transactionId, transactionId)))
+        .limit(1);
+      return row !== undefined;
+    },
+
     async size(): Promise<number> {
       const [row] = await db.select({ n: sql<number>`count(*)` }).from(ocppQueue);
       return Number(row?.n ?? 0);

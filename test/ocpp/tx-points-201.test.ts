@@ -3,6 +3,7 @@ import { startCsms, type Payload } from '../../bin/dev/central-system.js';
 import { KNOWN } from '../charging/scenario.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';
+import { profile201 } from './smart-charging-201-support.js';
 import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
@@ -221,8 +222,14 @@ describe('E06 stop points', () => {
     expect(events(c).at(-1)).toMatchObject({ eventType: 'Updated', triggerReason: 'StopAuthorized', transactionInfo: { chargingState: 'EVConnected' } });
     expect((await c.state()).transaction).toBeUndefined();
     expect(events(c).some((e) => e.eventType === 'Ended')).toBe(false);
+    // E14: the 2.0.1 transaction goes on without the charge cycle's; its events were all answered.
+    const id = events(c)[0]!.transactionInfo.transactionId as string;
+    expect(await c.csms.call('GetTransactionStatus', { transactionId: id })).toEqual({ ongoingIndicator: true, messagesInQueue: false });
     await c.act('unplug');
     await until(c, () => events(c).some((e) => e.eventType === 'Ended'), 'Ended');
+    await c.step(1_000);
+    expect(await c.csms.call('GetTransactionStatus', { transactionId: id })).toEqual({ ongoingIndicator: false, messagesInQueue: false });
+    expect(await c.csms.call('GetTransactionStatus', {})).toEqual({ messagesInQueue: false });
     expect(events(c).map((e) => `${e.eventType}:${e.triggerReason}`)).toEqual([
       'Started:CablePluggedIn',
       'Updated:Authorized',
@@ -248,5 +255,45 @@ describe('E06 stop points', () => {
     await c.tag(KNOWN);
     await until(c, () => events(c).length === 3, 'Ended');
     expect(events(c).map(summary)).toEqual(['Started:CablePluggedIn:0', 'Updated:Authorized:1', 'Ended:StopAuthorized:2']);
+  });
+
+  test('E14 GetTransactionStatus: messagesInQueue while the CSMS refuses the Ended event, ongoingIndicator false once it ended', async () => {
+    const c = await station();
+    await c.online();
+    await points(c, 'EVConnected', 'EVConnected');
+    await c.act('plug');
+    await until(c, () => events(c).length === 1, 'Started');
+    const id = events(c)[0]!.transactionInfo.transactionId as string;
+    c.csms.answer('TransactionEvent', () => {
+      throw new Error('not now');
+    });
+    await c.act('unplug');
+    await until(c, () => events(c).length === 2, 'Ended (refused)');
+    await c.step(0);
+    expect(await c.csms.call('GetTransactionStatus', { transactionId: id })).toEqual({ ongoingIndicator: false, messagesInQueue: true });
+    expect(await c.csms.call('GetTransactionStatus', {})).toEqual({ messagesInQueue: true });
+    expect(await c.csms.call('GetTransactionStatus', { transactionId: 'other' })).toEqual({ ongoingIndicator: false, messagesInQueue: false });
+  });
+
+  test('OCA-style K01 TxProfile by the 2.0.1 id: set after the cable, before the charge cycle transaction; it limits the charging and goes with the transaction', async () => {
+    const c = await station({ MaxCurrent: 16 });
+    await c.online();
+    await points(c, 'EVConnected', 'EVConnected');
+    await c.act('plug');
+    await until(c, () => events(c).length === 1, 'Started');
+    const id = events(c)[0]!.transactionInfo.transactionId as string;
+    const tx = profile201(4, 'TxProfile', 9, { transactionId: id });
+    expect(await c.csms.call('SetChargingProfile', { evseId: 1, chargingProfile: tx })).toEqual({ status: 'Accepted' });
+    await c.tag(KNOWN);
+    await c.act('charge');
+    await until(c, async () => (await c.view()).plant.pwmCurrentA === 9, 'the TxProfile limit');
+    // Charging stopped (stop point EVConnected: the transaction goes on), then the cable out: the profile goes.
+    await c.tag(KNOWN);
+    await c.act('unplug');
+    await until(c, () => events(c).some((e) => e.eventType === 'Ended'), 'Ended');
+    await c.step(0);
+    expect(await c.csms.call('GetChargingProfiles', { requestId: 6, chargingProfile: { chargingProfilePurpose: 'TxProfile' } })).toEqual({
+      status: 'NoProfiles',
+    });
   });
 });

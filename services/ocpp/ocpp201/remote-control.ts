@@ -9,7 +9,7 @@ import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
 import type { TransactionEvents } from './transaction-events.js';
 
 /**
- * F01–F05 and B11–B12, G03: the CSMS's commands. RequestStartTransaction authorizes the connector's next
+ * F01–F05, E14 and B11–B12, G03: the CSMS's commands. RequestStartTransaction authorizes the connector's next
  * transaction (a remote start: its Started event says so); RequestStopTransaction stops the running one by its id;
  * UnlockConnector is refused while a transaction holds the cable; Reset Immediate stops the transaction and
  * restarts, OnIdle waits for the end of a running one (Scheduled); ChangeAvailability as in 1.6 (availability.ts).
@@ -52,6 +52,7 @@ export function createRemoteControl201(
       charging.authorizeRemotely(p.idToken.idToken);
       return { status: 'Accepted' };
     },
+    GetTransactionStatus: (p) => deps.events.status(p.transactionId),
     RequestStopTransaction: (p) => ({ status: deps.events.requestStop(p.transactionId) ? 'Accepted' : 'Rejected' }),
     UnlockConnector: (p) => {
       if (p.evseId !== EVSE_ID || p.connectorId !== CONNECTOR_ID) return { status: 'UnknownConnector' };
