@@ -24,7 +24,7 @@ const TAG = '04A1B2C3';
 const PASSWORD = 'operator-secret-1';
 const txCtrlr = (name: string) => ({ component: { name: 'TxCtrlr' }, variable: { name } });
 
-test('OCA-style E01 EVConnected + TC_E power loss: the transaction started by the cable and cut before charging ends PowerLoss after the restart, queue order kept', async () => {
+test('OCA-style E01 EVConnected + TC_E power loss: cut between the cable and charging, Ended PowerLoss after the restart, order kept', async () => {
   const dataDir = join(root, 'points');
   await mkdir(dataDir, { recursive: true });
   let csms: Csms = await startCsms({ protocols: ['ocpp2.0.1'] });

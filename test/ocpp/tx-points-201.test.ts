@@ -83,7 +83,9 @@ describe('TxCtrlr in the device model', () => {
     expect(await read()).toEqual(['EVConnected,Authorized', 'EVConnected']);
 
     // The characteristics say what is supported; the values survive a restart on the same data directory.
-    expect(await c.csms.call('GetReport', { requestId: 3, componentVariable: [{ component: { name: 'TxCtrlr' }, variable: { name: 'TxStopPoint' } }] })).toEqual({
+    expect(
+      await c.csms.call('GetReport', { requestId: 3, componentVariable: [{ component: { name: 'TxCtrlr' }, variable: { name: 'TxStopPoint' } }] }),
+    ).toEqual({
       status: 'Accepted',
     });
     await until(c, () => c.csms.calls('NotifyReport').some((r) => r.requestId === 3), 'the report');
@@ -148,7 +150,7 @@ describe('E01 start points', () => {
     expect(events(c)[1]).toMatchObject({ transactionInfo: { chargingState: 'Idle', stoppedReason: 'EVDisconnected' } });
   });
 
-  test('OCA-style E01 Authorized: a tag before the cable → Started Authorized (Idle); plug → Updated CablePluggedIn; a RequestStopTransaction by the 2.0.1 id', async () => {
+  test('OCA-style E01 Authorized: tag first → Started Authorized (Idle); plug → Updated CablePluggedIn; RequestStopTransaction by the 2.0.1 id', async () => {
     const c = await station();
     await c.online();
     await points(c, 'Authorized', 'PowerPathClosed');
@@ -164,7 +166,11 @@ describe('E01 start points', () => {
     const id = started!.transactionInfo.transactionId as string;
     await c.act('plug');
     await until(c, () => events(c).length >= 2, 'Updated CablePluggedIn');
-    expect(events(c)[1]).toMatchObject({ eventType: 'Updated', triggerReason: 'CablePluggedIn', transactionInfo: { transactionId: id, chargingState: 'EVConnected' } });
+    expect(events(c)[1]).toMatchObject({
+      eventType: 'Updated',
+      triggerReason: 'CablePluggedIn',
+      transactionInfo: { transactionId: id, chargingState: 'EVConnected' },
+    });
     expect(events(c)[1]!.idToken).toBeUndefined();
     await chargeAWhile(c);
     expect(await c.csms.call('RequestStopTransaction', { transactionId: (await c.state()).transaction.transactionId })).toEqual({ status: 'Rejected' });
@@ -209,7 +215,7 @@ describe('E01 start points', () => {
 });
 
 describe('E06 stop points', () => {
-  test('OCA-style E06 EVConnected: the tag stops charging (Updated StopAuthorized), the transaction ends at the unplug (Ended, stoppedReason Local)', async () => {
+  test('OCA-style E06 EVConnected: the tag stops charging (Updated StopAuthorized), the unplug ends the transaction (stoppedReason Local)', async () => {
     const c = await station();
     await c.online();
     await points(c, 'EVConnected', 'EVConnected');
@@ -275,7 +281,7 @@ describe('E06 stop points', () => {
     expect(await c.csms.call('GetTransactionStatus', { transactionId: 'other' })).toEqual({ ongoingIndicator: false, messagesInQueue: false });
   });
 
-  test('OCA-style K01 TxProfile by the 2.0.1 id: set after the cable, before the charge cycle transaction; it limits the charging and goes with the transaction', async () => {
+  test('OCA-style K01 TxProfile by the 2.0.1 id: set after the cable, before the tag; it limits charging and goes with the transaction', async () => {
     const c = await station({ MaxCurrent: 16 });
     await c.online();
     await points(c, 'EVConnected', 'EVConnected');

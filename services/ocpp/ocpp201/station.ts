@@ -78,7 +78,11 @@ export async function createStation201(
     logger: ctx.logger,
   });
   // The queue maps an answered event's transaction to the charge cycle's (events, created next).
-  const queue = createQueueSender(ctx, outbox, ocpp201Queue(ctx, outbox, auth, (id) => events.coreOf(id)));
+  const queue = createQueueSender(
+    ctx,
+    outbox,
+    ocpp201Queue(ctx, outbox, auth, (id) => events.coreOf(id)),
+  );
   const events = createTransactionEvents(ctx, outbox, () => ctx.fire(queue.pump()), {
     points: () => ({
       start: pointsOf(deviceModel.value('TxCtrlr', 'TxStartPoint')),

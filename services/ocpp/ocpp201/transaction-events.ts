@@ -377,9 +377,7 @@ export function createTransactionEvents(
       if (open?.id !== id) return false;
       if (open.core) ctx.charging.stopTransaction('Remote');
       else if (!open.stopReason)
-        ctx.track(
-          database.write((tx) => end(tx, { at: ctx.now(), wh: open?.lastWh ?? open?.beginWh ?? null, reason: 'Remote' })).then(pump),
-        );
+        ctx.track(database.write((tx) => end(tx, { at: ctx.now(), wh: open?.lastWh ?? open?.beginWh ?? null, reason: 'Remote' })).then(pump));
       return true;
     },
     /**

@@ -76,8 +76,5 @@ export async function saveOpenTransaction(tx: WriteTx, open: Transaction201 | un
     return;
   }
   const value = JSON.stringify(open);
-  await tx
-    .insert(ocppState)
-    .values({ key: ROW, value })
-    .onConflictDoUpdate({ target: ocppState.key, set: { value } });
+  await tx.insert(ocppState).values({ key: ROW, value }).onConflictDoUpdate({ target: ocppState.key, set: { value } });
 }
