@@ -251,6 +251,34 @@ describe('E06 stop points', () => {
     await expectEnergyOfCore(c);
   });
 
+  test('OCA-style E06 EVConnected: a tag again while the cable is in charges again in the same transaction (Updated Authorized)', async () => {
+    const c = await station();
+    await c.online();
+    await points(c, 'EVConnected', 'EVConnected');
+    await c.act('plug');
+    for (let i = 0; i < 2; i++) {
+      await c.tag(KNOWN);
+      await until(c, async () => (await c.state()).transaction, 'charging');
+      await c.tag(KNOWN);
+      await until(c, async () => !(await c.state()).transaction, 'stopped');
+    }
+    await c.act('unplug');
+    await until(c, () => events(c).some((e) => e.eventType === 'Ended'), 'Ended');
+    const kinds = events(c)
+      .filter((e) => e.triggerReason !== 'ChargingStateChanged')
+      .map((e) => `${e.eventType}:${e.triggerReason}`);
+    expect(kinds).toEqual([
+      'Started:CablePluggedIn',
+      'Updated:Authorized',
+      'Updated:StopAuthorized',
+      'Updated:Authorized',
+      'Updated:StopAuthorized',
+      'Ended:EVCommunicationLost',
+    ]);
+    expect(new Set(events(c).map((e) => e.transactionInfo.transactionId)).size).toBe(1);
+    expect((await c.h.controller.transactions.listCompleted()).length).toBe(2);
+  });
+
   test('OCA-style E06 PowerPathClosed against EVConnected: with PowerPathClosed the same tag ends the transaction at once', async () => {
     const c = await station();
     await c.online();

@@ -406,7 +406,10 @@ export function createTransactionEvents(
       };
       seen = now;
       const energy = awaitingEnergy !== undefined && state.system.ocppState === 'charging';
-      if (change.plugged || change.unplugged || change.authorizedNow || change.deauthorized || energy)
+      // Only what can open or end a transaction here costs a write (at PowerPathClosed: nothing, the hooks do it).
+      const start = deps.points().start;
+      const watching = energy || (open !== undefined && !open.core) || start.includes('EVConnected') || start.includes('Authorized');
+      if (watching && (change.plugged || change.unplugged || change.authorizedNow || change.deauthorized || energy))
         ctx.track(database.write((tx) => pointReached(tx, change)).then(pump));
       const transaction = state.transaction;
       if (!transaction || !open || open.core !== transaction.transactionId) return;
