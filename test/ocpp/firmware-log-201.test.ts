@@ -1,18 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { startCsms } from '../../bin/dev/central-system.js';
 import { readSlotState } from '../../services/field-service/slots.js';
-import { newSigningKey } from '../../services/field-service/update-file.js';
-import { createUpdateInstaller, switchModeOf } from '../../services/field-service/updates.js';
-import type { Controller } from '../../bin/start-controller.js';
-import { fakeUpdate, INITIAL, ADD_METER, writeFakeTree } from '../field-service/fake-versions.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';
+import { useFileTransferFixtures } from './file-transfer-fixtures.js';
 import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
@@ -23,52 +15,7 @@ import { until, useOcppChargers, type OcppCharger } from './support.js';
  */
 
 const { charger } = useOcppChargers();
-const key = newSigningKey();
-
-let servers: Server[] = [];
-let dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-  servers = [];
-  dirs = [];
-});
-
-/** A file store: GET answers `body`; PUT keeps the upload; each answer the next of `statuses`, then 200. */
-async function fileStore(body: Buffer = Buffer.alloc(0), statuses: number[] = []) {
-  const requests: Array<{ method: string; url: string; body: Buffer }> = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests.push({ method: req.method!, url: req.url!, body: Buffer.concat(chunks) });
-      res.statusCode = statuses.shift() ?? 200;
-      res.end(res.statusCode === 200 && req.method === 'GET' ? body : undefined);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { requests, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** An install root running 0.1.0, the real installer on it, and version 0.2.0's update file. */
-async function installRoot() {
-  const root = await mkdtemp(join(tmpdir(), 'cc-firmware-201-'));
-  dirs.push(root);
-  await writeFakeTree(root, '0.1.0', [INITIAL], 'good');
-  await writeFile(join(root, 'keys'), `${Buffer.from(key.publicKey).toString('hex')}\n`);
-  const tree = join(root, 'next');
-  await writeFakeTree(tree, '0.2.0', [INITIAL, ADD_METER], 'good');
-  const file = await fakeUpdate(tree, key.secretKey);
-  const of: { controller?: Pick<Controller, 'settings'> } = {};
-  const updates = createUpdateInstaller({
-    root,
-    trustedKeysFile: join(root, 'keys'),
-    switchMode: () => switchModeOf(of.controller!.settings),
-    switchTo: () => undefined,
-  });
-  return { root, file, updates, of };
-}
+const { fileStore, installRoot } = useFileTransferFixtures();
 
 async function station(harness: Record<string, unknown> = {}): Promise<OcppCharger> {
   const clock = new ManualClock(TEST_EPOCH);
