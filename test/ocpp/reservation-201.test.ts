@@ -1,8 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { KNOWN, OTHER } from '../charging/scenario.js';
-import { ManualClock } from '../clock.js';
-import { TEST_EPOCH } from '../harness.js';
+import { at, refusedTags, reservationCharger } from './reservation-support.js';
 import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
@@ -13,26 +11,12 @@ import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 const { charger } = useOcppChargers();
 
-/** A time `s` seconds after the start of the test clock, as the CSMS writes it. */
-const at = (s: number) => new Date(TEST_EPOCH + s * 1000).toISOString();
 const token = (idToken: string) => ({ idToken, type: 'ISO14443' });
-
-async function station(): Promise<OcppCharger> {
-  const clock = new ManualClock(TEST_EPOCH);
-  const csms: Csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'] });
-  const c = await charger({ csms, clock, settings: { OcppVersions: 'ocpp2.0.1,ocpp1.6' } });
-  await c.online();
-  return c;
-}
+const station = () => reservationCharger(charger, '2.0.1');
 
 const statuses = (c: OcppCharger) => c.csms.calls('StatusNotification').map((p) => p.connectorStatus as string);
 const reserve = (c: OcppCharger, more: Record<string, unknown> = {}) =>
   c.csms.call('ReserveNow', { id: 7, expiryDateTime: at(600), idToken: token(KNOWN), ...more });
-
-async function refusedTags(c: OcppCharger): Promise<string[]> {
-  const { json } = await c.api('GET', '/v1/events');
-  return json.events.filter((e: any) => e.kind === 'tag_refused').map((e: any) => `${e.tagId}:${e.reason}`);
-}
 
 describe('H reservation (2.0.1)', () => {
   test('TC_H_01/07_CS ReserveNow then use by the same idToken: Reserved, TransactionEvent Started carries the reservationId', async () => {

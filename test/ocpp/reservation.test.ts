@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { KNOWN, OTHER } from '../charging/scenario.js';
-import { TEST_EPOCH } from '../harness.js';
+import { at, refusedTags, reservationCharger } from './reservation-support.js';
 import { startOcppCharger, until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
@@ -12,9 +12,6 @@ import { startOcppCharger, until, useOcppChargers, type OcppCharger } from './su
 
 const { charger } = useOcppChargers();
 
-/** A time `s` seconds after the start of the test clock, as the central system writes it. */
-const at = (s: number) => new Date(TEST_EPOCH + s * 1000).toISOString();
-
 const statuses = (c: OcppCharger) =>
   c.csms
     .calls('StatusNotification')
@@ -24,15 +21,9 @@ const statuses = (c: OcppCharger) =>
 const reserve = (c: OcppCharger, more: Record<string, unknown> = {}) =>
   c.csms.call('ReserveNow', { connectorId: 1, expiryDate: at(600), idTag: KNOWN, reservationId: 7, ...more });
 
-async function refusedTags(c: OcppCharger): Promise<string[]> {
-  const { json } = await c.api('GET', '/v1/events');
-  return json.events.filter((e: any) => e.kind === 'tag_refused').map((e: any) => `${e.tagId}:${e.reason}`);
-}
-
 describe('Reservation profile', () => {
   test('reserved for a tag: shown Reserved, other tags and remote starts refused, the tag starts with the reservation id', async () => {
-    const c = await charger();
-    await c.online();
+    const c = await reservationCharger(charger, '1.6');
     expect(await reserve(c)).toEqual({ status: 'Accepted' });
     await until(c, () => statuses(c).at(-1) === 'Reserved', 'StatusNotification Reserved');
     expect((await c.state()).ocppState).toBe('reserved');
@@ -62,8 +53,7 @@ describe('Reservation profile', () => {
   });
 
   test('expiry: the connector is free again at expiryDate, without a vehicle having come', async () => {
-    const c = await charger();
-    await c.online();
+    const c = await reservationCharger(charger, '1.6');
     expect(await reserve(c, { expiryDate: at(120) })).toEqual({ status: 'Accepted' });
     await until(c, () => statuses(c).at(-1) === 'Reserved', 'Reserved');
     await c.step(110_000);
@@ -76,8 +66,7 @@ describe('Reservation profile', () => {
   });
 
   test('CancelReservation: an unknown id is Rejected, the reservation id frees the connector', async () => {
-    const c = await charger();
-    await c.online();
+    const c = await reservationCharger(charger, '1.6');
     await reserve(c);
     expect(await c.csms.call('CancelReservation', { reservationId: 99 })).toEqual({ status: 'Rejected' });
     expect((await c.state()).ocppState).toBe('reserved');
@@ -87,8 +76,7 @@ describe('Reservation profile', () => {
   });
 
   test('refusals: connector 0, a past expiry, another reservation, a vehicle, a fault, unavailable, free charging', async () => {
-    const c = await charger();
-    await c.online();
+    const c = await reservationCharger(charger, '1.6');
     expect(await reserve(c, { connectorId: 0 })).toEqual({ status: 'Rejected' });
     expect(await reserve(c, { expiryDate: at(-1) })).toEqual({ status: 'Rejected' });
     expect(await reserve(c)).toEqual({ status: 'Accepted' });
