@@ -15,9 +15,10 @@ import { until, useOcppChargers, type OcppCharger } from './support.js';
 const { charger } = useOcppChargers();
 const V201 = { OcppVersions: 'ocpp2.0.1,ocpp1.6' };
 
-async function station(settings: Record<string, number | string> = {}, dataDir?: string, clock = new ManualClock(TEST_EPOCH)) {
+async function station(settings: Record<string, number | string> = {}, restart?: () => void) {
+  const clock = new ManualClock(TEST_EPOCH);
   const csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'] });
-  return charger({ csms, clock, settings: { ...V201, ...settings }, ...(dataDir ? { dataDir } : {}) });
+  return charger({ csms, clock, settings: { ...V201, ...settings }, ...(restart ? { harness: { restart } } : {}) });
 }
 
 const txCtrlr = (name: string) => ({ component: { name: 'TxCtrlr' }, variable: { name } });
@@ -329,5 +330,40 @@ describe('E06 stop points', () => {
     expect(await c.csms.call('GetChargingProfiles', { requestId: 6, chargingProfile: { chargingProfilePurpose: 'TxProfile' } })).toEqual({
       status: 'NoProfiles',
     });
+  });
+
+  test('OCA-style F01 with E01 EVConnected: RequestStartTransaction after the cable answers the open transactionId; Updated RemoteStart', async () => {
+    const c = await station();
+    await c.online();
+    await points(c, 'EVConnected', 'PowerPathClosed');
+    await c.act('plug');
+    await until(c, () => events(c).length === 1, 'Started');
+    const id = events(c)[0]!.transactionInfo.transactionId as string;
+    const start = { idToken: { idToken: 'REMOTE-1', type: 'Central' }, remoteStartId: 12 };
+    expect(await c.csms.call('RequestStartTransaction', start)).toEqual({ status: 'Accepted', transactionId: id });
+    await until(c, () => events(c).some((e) => e.triggerReason === 'RemoteStart'), 'Updated RemoteStart');
+    expect(events(c).find((e) => e.triggerReason === 'RemoteStart')).toMatchObject({
+      eventType: 'Updated',
+      idToken: start.idToken,
+      transactionInfo: { transactionId: id, remoteStartId: 12 },
+    });
+  });
+
+  test('OCA-style B12 with E06 EVConnected: Reset OnIdle waits for the unplug that ends the transaction, not only for the end of charging', async () => {
+    let restarts = 0;
+    const c = await station({}, () => restarts++);
+    await c.online();
+    await points(c, 'EVConnected', 'EVConnected');
+    await c.act('plug');
+    await c.tag(KNOWN);
+    await until(c, async () => (await c.state()).transaction, 'charging');
+    expect(await c.csms.call('Reset', { type: 'OnIdle' })).toEqual({ status: 'Scheduled' });
+    await c.tag(KNOWN);
+    await until(c, () => events(c).some((e) => e.triggerReason === 'StopAuthorized'), 'StopAuthorized');
+    await c.step(5_000);
+    expect(restarts).toBe(0);
+    await c.act('unplug');
+    await until(c, () => restarts === 1, 'the restart after the Ended');
+    expect(events(c).at(-1)).toMatchObject({ eventType: 'Ended', triggerReason: 'EVCommunicationLost' });
   });
 });

@@ -30,7 +30,8 @@ export function createRemoteControl201(
 
   async function reset(kind: 'Immediate' | 'OnIdle'): Promise<string> {
     if (!ctx.restart) return 'Rejected';
-    if (kind === 'OnIdle' && charging.coreState()?.transaction) {
+    // OnIdle: no transaction, the charge cycle's nor a 2.0.1 one waiting for its stop point (TxStopPoint EVConnected).
+    if (kind === 'OnIdle' && (charging.coreState()?.transaction || deps.events.transaction())) {
       resetWhenIdle = true;
       logger.info({}, 'OCPP: Reset OnIdle scheduled for the end of the transaction');
       return 'Scheduled';
@@ -50,7 +51,9 @@ export function createRemoteControl201(
       deps.events.expectRemoteStart({ idToken: p.idToken.idToken, type: p.idToken.type }, p.remoteStartId);
       logger.info({}, 'OCPP: remote start');
       charging.authorizeRemotely(p.idToken.idToken);
-      return { status: 'Accepted' };
+      // F01: a transaction already started by the cable (TxStartPoint EVConnected) is the one this start authorizes.
+      const open = deps.events.transaction();
+      return { status: 'Accepted', ...(open ? { transactionId: open.id } : {}) };
     },
     GetTransactionStatus: (p) => deps.events.status(p.transactionId),
     RequestStopTransaction: (p) => ({ status: deps.events.requestStop(p.transactionId) ? 'Accepted' : 'Rejected' }),
@@ -71,7 +74,7 @@ export function createRemoteControl201(
 
   return {
     calls,
-    /** No transaction runs any more: a Reset OnIdle takes effect. */
+    /** The charge cycle's or the 2.0.1 transaction ended: a Reset OnIdle takes effect once neither runs (reset()). */
     idle(): void {
       if (!resetWhenIdle) return;
       resetWhenIdle = false;

@@ -88,14 +88,18 @@ export async function createStation201(
       start: pointsOf(deviceModel.value('TxCtrlr', 'TxStartPoint')),
       stop: pointsOf(deviceModel.value('TxCtrlr', 'TxStopPoint')),
     }),
-    changed: (ended, started) => ctx.track(smart.transactionChanged(ended, started)),
+    changed: (ended, started) => {
+      ctx.track(smart.transactionChanged(ended, started));
+      // A 2.0.1 transaction may end after the charge cycle's (at the unplug): a Reset OnIdle waits for it.
+      if (ended && !started) remote.idle();
+    },
   });
-  // A 2.0.1 transaction a power loss left open without the charge cycle's ends now (before closeInterrupted).
-  await events.recover();
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
   const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart, reservations: shared.reservations });
+  // A 2.0.1 transaction a power loss left open without the charge cycle's ends now (before closeInterrupted).
+  await events.recover();
   const sendBoot = async () => {
     const payload = await boots.payload();
     await boot(ctx, () => payload);
