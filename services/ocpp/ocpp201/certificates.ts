@@ -221,6 +221,9 @@ export function createCertificates(deps: CertificatesDeps) {
       return newest && { key: newest.key, cert: newest.chain };
     },
 
+    /** SecurityCtrlr.CertificateEntries: the root certificates and charging station certificates installed. */
+    installed: (): number => store.roots().length + store.station().credentials.length,
+
     /** The installed CSMS root certificates (PEM), the authorities the CSMS's server certificate is checked against (profiles 2 and 3). */
     csmsRoots: (): string[] =>
       store

@@ -4,6 +4,7 @@ import type { QueueSender } from '../queue.js';
 import { remoteStartRefusal, restartForCentralSystem } from '../remote-control.js';
 import type { Reservations } from '../reservation.js';
 import type { BootReasons } from './boot.js';
+import type { Security201 } from './security.js';
 import type { SmartCharging201 } from './smart-charging.js';
 import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
 import type { TransactionEvents } from './transaction-events.js';
@@ -23,6 +24,7 @@ export function createRemoteControl201(
     boots: BootReasons;
     smart: Pick<SmartCharging201, 'forNextTransaction'>;
     reservations?: Pick<Reservations, 'accepts'> | undefined;
+    security: Pick<Security201, 'record'>;
   },
 ) {
   const { charging, logger } = ctx;
@@ -36,6 +38,8 @@ export function createRemoteControl201(
       return 'Scheduled';
     }
     await deps.boots.resetRequested();
+    // A04: kept before the restart, sent after it.
+    deps.security.record('ResetOrReboot', `Reset ${kind} from the CSMS`);
     return restartForCentralSystem(ctx, deps.queue, kind === 'Immediate' ? 'HardReset' : 'SoftReset') ? 'Accepted' : 'Rejected';
   }
 

@@ -12,6 +12,7 @@ import type { SampleContext } from '../meter-values.js';
 import type { Reservations } from '../reservation.js';
 import type { ProfileStore } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
+import type { Endpoint } from '../transport.js';
 import { ocpp201Question } from './authorize.js';
 import { createBootReason } from './boot.js';
 import type { IncomingCalls201 } from './calls.js';
@@ -22,6 +23,7 @@ import { localListCalls201 } from './local-list.js';
 import { createSmartCharging201 } from './smart-charging.js';
 import { createRemoteControl201 } from './remote-control.js';
 import { reservationCalls201 } from './reservation.js';
+import { createSecurity201 } from './security.js';
 import { connectorStatus201, createStatusNotifications201 } from './status-notification.js';
 import { createTransactionEvents } from './transaction-events.js';
 import { ocpp201Queue } from './transaction-queue.js';
@@ -47,6 +49,12 @@ export async function createStation201(
     schedule: ScheduleApplier;
     reservations?: Reservations | undefined;
     transfers: Transfers;
+    /** The data directory: the certificate store and the security event queue. */
+    dataDir: string;
+    /** The installer's connection from the settings (network profile slot 0). */
+    installer(): Endpoint;
+    /** Whether the open connection speaks 2.0.1. */
+    speaking(): boolean;
   },
   metering: () => { send(context: SampleContext): Promise<void> },
 ) {
@@ -62,11 +70,27 @@ export async function createStation201(
       problem: () => (charging.coreState()?.chargeCycle.context.faults.length ?? 0) > 0,
       localListEntries: auth.entries,
       chargingProfiles: () => shared.profiles.all().length,
+      securityProfile: () => security.securityProfile(),
+      activeNetworkProfile: () => security.activeSlot(),
+      certificateEntries: () => security.certificateEntries(),
     },
     call: (action, payload) => ctx.call(action, payload),
     later: ctx.later,
     now: ctx.now,
     logger: ctx.logger,
+  });
+  const variable = (component: string, name: string) => deviceModel.value(component, name) ?? '';
+  const security = await createSecurity201(ctx, {
+    dataDir: shared.dataDir,
+    installer: shared.installer,
+    online: () => shared.speaking() && ctx.isAccepted(),
+    variables: {
+      organization: () => variable('SecurityCtrlr', 'OrganizationName'),
+      priority: () => variable('OCPPCommCtrlr', 'NetworkConfigurationPriority'),
+      attempts: () => Number(variable('OCPPCommCtrlr', 'NetworkProfileConnectionAttempts')),
+      certSigningWaitMinimumS: () => Number(variable('SecurityCtrlr', 'CertSigningWaitMinimum')),
+      certSigningRepeatTimes: () => Number(variable('SecurityCtrlr', 'CertSigningRepeatTimes')),
+    },
   });
   const smart = createSmartCharging201({
     profiles: shared.profiles,
@@ -81,7 +105,7 @@ export async function createStation201(
   const status = createStatusNotifications201(ctx, availability);
   const boots = createBootReason(ctx);
   const authorization = createAuthorization(ctx, auth, ocpp201Question(ctx));
-  const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart, reservations: shared.reservations });
+  const remote = createRemoteControl201(ctx, { queue, availability, events, boots, smart, reservations: shared.reservations, security });
   const sendBoot = async () => {
     const payload = await boots.payload();
     await boot(ctx, () => payload);
@@ -91,6 +115,7 @@ export async function createStation201(
     ctx,
     {
       ...localListCalls201(ctx, auth),
+      ...(security.calls as unknown as IncomingCalls201),
       ...(deviceModel.calls as unknown as IncomingCalls201),
       ...(smart.calls as unknown as IncomingCalls201),
       ...remote.calls,
@@ -103,6 +128,7 @@ export async function createStation201(
         status: () => status.send(true),
         meterValues: (context) => metering().send(context),
         transactionEvent: events.trigger,
+        signCertificate: security.signCertificate,
       }),
     },
     NOT_WHILE_PENDING,
@@ -115,11 +141,14 @@ export async function createStation201(
     meterValues: events.meterValues,
     authorize: authorization.authorize,
     boot: () => ctx.fire(sendBoot()),
-    /** Accepted: every status again, then the queue. */
+    /** Accepted: every status again, then the queue; the security events. */
     online(): void {
       status.forget();
       ctx.fire(status.send(true).then(() => queue.pump()));
+      security.online();
     },
+    /** The network profiles and security events of the connection attempts (both versions connect through them). */
+    connection: { endpoint: security.endpoint, opened: security.opened, failed: security.failed, closed: security.closed },
     /** A transaction started or ended (the core's transaction ids): its TxProfiles follow it. */
     transactionChanged(ended: string | undefined, started: string | undefined): void {
       ctx.track(smart.transactionChanged(ended, started));
