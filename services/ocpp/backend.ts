@@ -43,7 +43,12 @@ export type { BackendDeps } from './context.js';
 export async function createBackend(deps: BackendDeps) {
   const { database, settings, charging, transactions, clock, now, logger } = deps;
   const enabled = settings.get('OcppEnabled') === 1;
-  const ctx = createOcppContext(deps, (action, payload, timeoutMs) => transport.call(action, payload, timeoutMs === undefined ? {} : { timeoutMs }));
+  /** The CSMS's time set the controller's clock (2.0.1: a security event). */
+  let timeSet: (() => void) | undefined;
+  const setTime = deps.setTime && ((ms: number) => (deps.setTime!(ms), timeSet?.()));
+  const ctx = createOcppContext({ ...deps, setTime }, (action, payload, timeoutMs) =>
+    transport.call(action, payload, timeoutMs === undefined ? {} : { timeoutMs }),
+  );
 
   const outbox = createOutbox(database, now);
   const auth = createAuthorizationStore(database, now);
@@ -98,6 +103,7 @@ export async function createBackend(deps: BackendDeps) {
         () => metering,
       )
     : undefined;
+  timeSet = station201 && (() => station201.securityEvent('SettingSystemTime', "the CSMS's time set the controller's clock"));
   const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
   /** The offline queue's sender of the version spoken. */
   const activeQueue = () => station()?.queue ?? queue;

@@ -238,3 +238,18 @@ describe('A security profiles, certificates and network profiles (B09/B10)', () 
     expect(csms.calls('SecurityEventNotification').map((e) => e.type)).not.toContain('ReconfigurationOfSecurityParameters');
   });
 });
+
+describe('A04 security events of the station itself', () => {
+  test('the CSMS time an hour ahead sets the clock: SettingSystemTime after StartupOfTheDevice', async () => {
+    const clock = new ManualClock(TEST_EPOCH);
+    const csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'] });
+    const ahead = () => new Date(clock.now() + 3_600_000).toISOString();
+    csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: ahead(), interval: 300 }));
+    const c = await charger({ csms, clock, settings: V201 });
+    await c.online();
+    await until(c, () => securityEvents(csms).includes('SettingSystemTime'), 'SettingSystemTime');
+    expect(securityEvents(csms)).toEqual(['StartupOfTheDevice', 'SettingSystemTime']);
+    const event = csms.calls('SecurityEventNotification')[1]!;
+    expect(Date.parse(event.timestamp as string)).toBeGreaterThanOrEqual(clock.now() + 3_500_000);
+  });
+});

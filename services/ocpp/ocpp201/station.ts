@@ -147,6 +147,8 @@ export async function createStation201(
       ctx.fire(status.send(true).then(() => queue.pump()));
       security.online();
     },
+    /** Records a security event (A04): sent once a 2.0.1 CSMS accepted the boot. */
+    securityEvent: security.record,
     /** The network profiles and security events of the connection attempts (both versions connect through them). */
     connection: { endpoint: security.endpoint, opened: security.opened, failed: security.failed, closed: security.closed },
     /** A transaction started or ended (the core's transaction ids): its TxProfiles follow it. */
