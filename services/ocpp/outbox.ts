@@ -136,6 +136,17 @@ export function createOutbox(database: Database, now: () => number) {
       return row;
     },
 
+    /** Whether messages of `actions` wait in the queue (of one transaction, when given). */
+    async holds(actions: readonly QueuedAction[], transactionId?: string): Promise<boolean> {
+      const ofAction = inArray(ocppQueue.action, [...actions]);
+      const [row] = await db
+        .select({ seq: ocppQueue.seq })
+        .from(ocppQueue)
+        .where(transactionId === undefined ? ofAction : and(ofAction, eq(ocppQueue.transactionId, transactionId)))
+        .limit(1);
+      return row !== undefined;
+    },
+
     async size(): Promise<number> {
       const [row] = await db.select({ n: sql<number>`count(*)` }).from(ocppQueue);
       return Number(row?.n ?? 0);

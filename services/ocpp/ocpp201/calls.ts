@@ -19,6 +19,7 @@ interface IncomingRequests201 {
   GetLocalListVersion: OCPP20.GetLocalListVersionRequest;
   GetLog: OCPP20.GetLogRequest;
   GetReport: OCPP20.GetReportRequest;
+  GetTransactionStatus: OCPP20.GetTransactionStatusRequest;
   GetVariables: OCPP20.GetVariablesRequest;
   ReserveNow: OCPP20.ReserveNowRequest;
   RequestStartTransaction: OCPP20.RequestStartTransactionRequest;

@@ -27,6 +27,7 @@ import { createSecurity201 } from './security.js';
 import { connectorStatus201, createStatusNotifications201 } from './status-notification.js';
 import { createTransactionEvents } from './transaction-events.js';
 import { ocpp201Queue } from './transaction-queue.js';
+import { transactionStatusCalls201 } from './transaction-status.js';
 import { triggerCalls201 } from './trigger.js';
 
 /** What a 2.0.1 CSMS may not do while the station's boot is Pending (B02.FR.05: no transactions started or stopped). */
@@ -119,6 +120,7 @@ export async function createStation201(
       ...(deviceModel.calls as unknown as IncomingCalls201),
       ...(smart.calls as unknown as IncomingCalls201),
       ...remote.calls,
+      ...transactionStatusCalls201(ctx, outbox),
       ...(shared.reservations ? reservationCalls201(ctx, shared.reservations) : {}),
       ...transferCalls201(ctx, shared.transfers),
       ...triggerCalls201(ctx, {
