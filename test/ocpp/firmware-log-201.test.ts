@@ -96,11 +96,15 @@ describe('L firmware (2.0.1)', () => {
     expect(readSlotState(r.root).trial).toMatchObject({ version: '0.2.0' });
   });
 
-  test('TC_L_xx_CS retrieveDateTime and installDateTime waited for (InstallScheduled); a failed download retried after retryInterval', async () => {
+  test('TC_L_xx_CS retrieveDateTime and installDateTime waited for (InstallScheduled); a failed download retried; TriggerMessage: the status', async () => {
     const r = await installRoot();
     const c = await station({ updates: r.updates });
     r.of.controller = c.h.controller;
     const store = await fileStore(r.file, [503]);
+    // F06: no update under way: Idle, without a requestId.
+    expect(await c.csms.call('TriggerMessage', { requestedMessage: 'FirmwareStatusNotification' })).toEqual({ status: 'Accepted' });
+    await until(c, () => firmware(c).length === 1, 'the triggered status');
+    expect(firmware(c)).toEqual(['Idle:undefined']);
     const request = {
       requestId: 6,
       retries: 1,
@@ -117,11 +121,14 @@ describe('L firmware (2.0.1)', () => {
     await c.step(30_000);
     await until(c, () => firmware(c).includes('InstallScheduled:6'), 'the second try');
     expect(readSlotState(r.root).trial).toBeNull();
+    // F06: the update under way: its last status again, with its requestId.
+    expect(await c.csms.call('TriggerMessage', { requestedMessage: 'FirmwareStatusNotification' })).toEqual({ status: 'Accepted' });
+    await until(c, () => firmware(c).filter((f) => f === 'InstallScheduled:6').length === 2, 'the triggered status');
     await c.step(500_000);
     expect(firmware(c)).not.toContain('Installing:6');
     await c.step(10_000);
     await until(c, () => firmware(c).includes('Installed:6'), 'the install at installDateTime');
-    expect(firmware(c)).toEqual(['Downloading:6', 'Downloaded:6', 'InstallScheduled:6', 'Installing:6', 'Installed:6']);
+    expect(firmware(c)).toEqual(['Idle:undefined', 'Downloading:6', 'Downloaded:6', 'InstallScheduled:6', 'InstallScheduled:6', 'Installing:6', 'Installed:6']);
   });
 
   test('TC_L_xx_CS a tampered update file: InstallationFailed (the installer checks its signature); an ftp location Rejected', async () => {
@@ -148,6 +155,10 @@ describe('N logs (2.0.1)', () => {
     expect(answer).toMatchObject({ status: 'Accepted', filename: expect.stringMatching(/^diagnostics-.*\.json\.gz$/) });
     await until(c, () => logs(c).includes('Uploaded:3'), 'the upload');
     expect(logs(c)).toEqual(['Uploading:3', 'Uploaded:3']);
+    // F06: nothing under way any more: Idle.
+    expect(await c.csms.call('TriggerMessage', { requestedMessage: 'LogStatusNotification' })).toEqual({ status: 'Accepted' });
+    await until(c, () => logs(c).length === 3, 'the triggered status');
+    expect(logs(c).at(-1)).toBe('Idle:undefined');
     const [upload] = store.requests;
     expect(upload).toMatchObject({ method: 'PUT', url: `/logs/${answer.filename as string}` });
     expect(JSON.parse(gunzipSync(upload!.body).toString('utf8'))).toMatchObject({ format: 'charge-controller-diagnostics' });

@@ -27,16 +27,19 @@ function locationOf(raw: string, does: 'downloads' | 'uploads'): URL | undefined
  * are not checked (docs/ocpp.md). GetLog sends the diagnostics bundle for DiagnosticsLog; SecurityLog is Rejected.
  * Without an installer or a bundle source the action stays NotImplemented, as in 1.6.
  */
-export function transferCalls201(ctx: OcppContext, transfers: Transfers): IncomingCalls201 {
+export function transferCalls201(ctx: OcppContext, transfers: Transfers) {
   const { firmware, upload } = transfers;
   const calls: IncomingCalls201 = {};
+  /** The last status sent of the update and of the upload under way (TriggerMessage sends it again). */
+  let firmwareStatus: { status: string; requestId: number } | undefined;
+  let logStatus: { status: string; requestId: number } | undefined;
   if (firmware) {
     calls.UpdateFirmware = (p) => {
       const location = locationOf(p.firmware.location, 'downloads');
       if (!location || firmware.busy()) return { status: 'Rejected' };
       const notify = (status: FirmwareStatus) =>
         ctx
-          .call('FirmwareStatusNotification', { status, requestId: p.requestId })
+          .call('FirmwareStatusNotification', (firmwareStatus = { status, requestId: p.requestId }))
           .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: FirmwareStatusNotification not delivered'));
       firmware.start(
         {
@@ -57,7 +60,7 @@ export function transferCalls201(ctx: OcppContext, transfers: Transfers): Incomi
       if (p.logType !== 'DiagnosticsLog' || !location || upload.busy()) return { status: 'Rejected' };
       const notify = (status: UploadStatus) =>
         ctx
-          .call('LogStatusNotification', { status: status === 'UploadFailed' ? 'UploadFailure' : status, requestId: p.requestId })
+          .call('LogStatusNotification', (logStatus = { status: status === 'UploadFailed' ? 'UploadFailure' : status, requestId: p.requestId }))
           .catch((err: unknown) => ctx.logger.warn({ err, status }, 'OCPP: LogStatusNotification not delivered'));
       const filename = await upload.start(
         {
@@ -74,5 +77,12 @@ export function transferCalls201(ctx: OcppContext, transfers: Transfers): Incomi
       return { status: 'Accepted', filename };
     };
   }
-  return calls;
+  /** F06: the status of the transfer under way with its requestId, `Idle` when none runs; undefined: not supported. */
+  const triggered = (busy: (() => boolean) | undefined, last: () => { status: string; requestId: number } | undefined) =>
+    busy && (() => (busy() && last() ? { ...last()! } : { status: 'Idle' }));
+  return {
+    calls,
+    firmwareStatus: triggered(firmware && (() => firmware.busy()), () => firmwareStatus),
+    logStatus: triggered(upload && (() => upload.busy()), () => logStatus),
+  };
 }

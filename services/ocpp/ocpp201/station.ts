@@ -112,6 +112,7 @@ export async function createStation201(
     await boot(ctx, () => payload);
   };
 
+  const transfers = transferCalls201(ctx, shared.transfers);
   const calls = incomingCallHandler(
     ctx,
     {
@@ -122,7 +123,7 @@ export async function createStation201(
       ...remote.calls,
       ...transactionStatusCalls201(ctx, outbox),
       ...(shared.reservations ? reservationCalls201(ctx, shared.reservations) : {}),
-      ...transferCalls201(ctx, shared.transfers),
+      ...transfers.calls,
       ...triggerCalls201(ctx, {
         boot: sendBoot,
         bootTriggered: boots.trigger,
@@ -131,6 +132,8 @@ export async function createStation201(
         meterValues: (context) => metering().send(context),
         transactionEvent: events.trigger,
         signCertificate: security.signCertificate,
+        firmwareStatus: transfers.firmwareStatus,
+        logStatus: transfers.logStatus,
       }),
     },
     NOT_WHILE_PENDING,
