@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sign } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { startCsms } from '../../bin/dev/central-system.js';
@@ -13,6 +14,7 @@ import type { Controller } from '../../bin/start-controller.js';
 import { fakeUpdate, INITIAL, ADD_METER, writeFakeTree } from '../field-service/fake-versions.js';
 import { ManualClock } from '../clock.js';
 import { TEST_EPOCH } from '../harness.js';
+import { createIssued, createRoot } from './pki-201.js';
 import { until, useOcppChargers, type OcppCharger } from './support.js';
 
 /**
@@ -144,6 +146,51 @@ describe('L firmware (2.0.1)', () => {
     await until(c, () => firmware(c).includes('InstallationFailed:2'), 'the refusal');
     expect(firmware(c)).toEqual(['Downloading:2', 'Downloaded:2', 'Installing:2', 'InstallationFailed:2']);
     expect(readSlotState(r.root)).toMatchObject({ active: 'base', trial: null });
+  });
+});
+
+describe('L01 secure firmware update (2.0.1)', () => {
+  test('TC_L_01-style: a file signed under the installed manufacturer root is SignatureVerified and installed; a bad signature or signer is not', async () => {
+    const r = await installRoot();
+    const c = await station({ updates: r.updates });
+    r.of.controller = c.h.controller;
+    const manufacturer = createRoot({ O: 'Charge Controller Project', CN: 'Firmware Root CA' }, TEST_EPOCH);
+    const signer = createIssued(manufacturer, { CN: 'Firmware Signer' }, TEST_EPOCH);
+    const stranger = createIssued(createRoot({ CN: 'Somebody Else' }, TEST_EPOCH), { CN: 'Firmware Signer' }, TEST_EPOCH);
+    const signature = sign('sha256', r.file, signer.key).toString('base64');
+    const store = await fileStore(r.file);
+    const update = (requestId: number, signingCertificate: string, sig = signature) => ({
+      requestId,
+      firmware: { location: `${store.url}/fw`, retrieveDateTime: iso(c), signingCertificate, signature: sig },
+    });
+    const events = () => c.csms.calls('SecurityEventNotification').map((e) => e.type as string);
+
+    // No manufacturer root installed yet: the signer is not trusted.
+    expect(await c.csms.call('UpdateFirmware', update(1, signer.pem))).toMatchObject({
+      status: 'InvalidCertificate',
+      statusInfo: { reasonCode: 'InvalidChain' },
+    });
+    await c.csms.call('InstallCertificate', { certificateType: 'ManufacturerRootCertificate', certificate: manufacturer.pem });
+    expect(await c.csms.call('UpdateFirmware', update(2, stranger.pem))).toMatchObject({ status: 'InvalidCertificate' });
+    await until(c, () => events().filter((e) => e === 'InvalidFirmwareSigningCertificate').length === 2, 'InvalidFirmwareSigningCertificate twice');
+    expect(await c.csms.call('UpdateFirmware', { requestId: 3, firmware: { location: `${store.url}/fw`, retrieveDateTime: iso(c), signature } })).toEqual({
+      status: 'Rejected',
+    });
+    expect(store.requests).toHaveLength(0);
+
+    // A signature of other bytes: downloaded, InvalidSignature, not installed.
+    const wrong = sign('sha256', Buffer.from('another file'), signer.key).toString('base64');
+    expect(await c.csms.call('UpdateFirmware', update(4, signer.pem, wrong))).toEqual({ status: 'Accepted' });
+    await until(c, () => firmware(c).includes('InvalidSignature:4'), 'InvalidSignature');
+    expect(firmware(c)).toEqual(['Downloading:4', 'Downloaded:4', 'InvalidSignature:4']);
+    expect(readSlotState(r.root).trial).toBeNull();
+    await until(c, () => events().includes('InvalidFirmwareSignature'), 'InvalidFirmwareSignature');
+
+    // The right signature: verified, then installed.
+    expect(await c.csms.call('UpdateFirmware', update(5, signer.pem))).toEqual({ status: 'Accepted' });
+    await until(c, () => firmware(c).includes('Installed:5'), 'the install');
+    expect(firmware(c).slice(3)).toEqual(['Downloading:5', 'Downloaded:5', 'SignatureVerified:5', 'Installing:5', 'Installed:5']);
+    expect(readSlotState(r.root).trial).toMatchObject({ version: '0.2.0' });
   });
 });
 

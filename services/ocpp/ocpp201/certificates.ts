@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { OCPP20 } from 'typed-ocpp';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
-import { checkRoot, checkStationChain, issuedBy, parseCertificate, validAt, validFrom, type Verdict } from './certificates-check.js';
+import { checkFirmwareSigner, checkRoot, checkStationChain, issuedBy, parseCertificate, validAt, validFrom, type Verdict } from './certificates-check.js';
 import { buildCsr, certificateBlocks, certificateHashData, sameHashData, toPem, type CertificateHashData } from './certificates-der.js';
 import { openCertificateStore, type RootCertificateType, type StationCredentials, type StoredRoot } from './certificates-store.js';
 import type { SecurityEventType } from './security-events.js';
@@ -219,6 +219,21 @@ export function createCertificates(deps: CertificatesDeps) {
         .sort((a, b) => validFrom(a.leaf!) - validFrom(b.leaf!));
       const newest = usable[usable.length - 1]?.c;
       return newest && { key: newest.key, cert: newest.chain };
+    },
+
+    /**
+     * L01: the firmware's signing certificate (PEM, leaf first) checked against the installed manufacturer roots;
+     * its public key when it passes (refused: a security event InvalidFirmwareSigningCertificate, and why).
+     */
+    firmwareSigner(pem: string): { ok: true; key: KeyObject } | (Verdict & { ok: false }) {
+      const chain = parseChain(pem);
+      const verdict = chain
+        ? checkFirmwareSigner(chain, parsedRoots('ManufacturerRootCertificate').map((r) => r.cert), deps.now())
+        : refusal('InvalidFormat', 'not a PEM-encoded chain of X.509 certificates');
+      if (verdict.ok) return { ok: true, key: chain![0]!.publicKey };
+      logger.warn({ why: verdict.why }, 'OCPP: refused the firmware signing certificate');
+      deps.securityEvent('InvalidFirmwareSigningCertificate', verdict.why);
+      return verdict;
     },
 
     /** SecurityCtrlr.CertificateEntries: the root certificates and charging station certificates installed. */

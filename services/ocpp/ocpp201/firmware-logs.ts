@@ -1,8 +1,12 @@
+import { verify as verifySignature } from 'node:crypto';
+import { safeUrl } from '../../events.js';
 import type { OcppContext } from '../context.js';
 import { DEFAULT_UPLOAD_RETRIES, DEFAULT_UPLOAD_RETRY_INTERVAL_S, type DiagnosticsUpload, type UploadStatus } from '../diagnostics.js';
 import { DEFAULT_DOWNLOAD_RETRIES, DEFAULT_DOWNLOAD_RETRY_INTERVAL_S, type FirmwareStatus, type FirmwareUpdate } from '../firmware.js';
 import { transferLocation } from '../transfer.js';
 import type { IncomingCalls201 } from './calls.js';
+import type { Certificates } from './certificates.js';
+import type { SecurityEventType } from './security-events.js';
 
 /** The update mechanism and diagnostics bundle the 1.6 charge point uses too (one of each: one transfer at a time). */
 export interface Transfers {
@@ -27,7 +31,11 @@ function locationOf(raw: string, does: 'downloads' | 'uploads'): URL | undefined
  * are not checked (docs/ocpp.md). GetLog sends the diagnostics bundle for DiagnosticsLog; SecurityLog is Rejected.
  * Without an installer or a bundle source the action stays NotImplemented, as in 1.6.
  */
-export function transferCalls201(ctx: OcppContext, transfers: Transfers) {
+export function transferCalls201(
+  ctx: OcppContext,
+  transfers: Transfers,
+  secure: { signer: Certificates['firmwareSigner']; securityEvent(type: SecurityEventType, techInfo: string): void },
+) {
   const { firmware, upload } = transfers;
   const calls: IncomingCalls201 = {};
   /** The last status sent of the update and of the upload under way (TriggerMessage sends it again). */
@@ -37,6 +45,19 @@ export function transferCalls201(ctx: OcppContext, transfers: Transfers) {
     calls.UpdateFirmware = (p) => {
       const location = locationOf(p.firmware.location, 'downloads');
       if (!location || firmware.busy()) return { status: 'Rejected' };
+      // L01: a signed update names its signing certificate and the signature of the file; both, or neither (L02).
+      const { signingCertificate, signature } = p.firmware;
+      if ((signingCertificate === undefined) !== (signature === undefined)) return { status: 'Rejected' };
+      let verify: ((bytes: Buffer) => boolean) | undefined;
+      if (signingCertificate !== undefined && signature !== undefined) {
+        const signer = secure.signer(signingCertificate);
+        if (!signer.ok) return { status: 'InvalidCertificate', statusInfo: { reasonCode: signer.reasonCode, additionalInfo: signer.why.slice(0, 512) } };
+        verify = (bytes) => {
+          const ok = verifySignature('sha256', bytes, signer.key, Buffer.from(signature, 'base64'));
+          if (!ok) secure.securityEvent('InvalidFirmwareSignature', `the signature of ${safeUrl(location.href)} does not verify`);
+          return ok;
+        };
+      }
       const notify = (status: FirmwareStatus) =>
         ctx
           .call('FirmwareStatusNotification', (firmwareStatus = { status, requestId: p.requestId }))
@@ -48,6 +69,7 @@ export function transferCalls201(ctx: OcppContext, transfers: Transfers) {
           ...(p.firmware.installDateTime ? { installAt: Date.parse(p.firmware.installDateTime) } : {}),
           retries: p.retries ?? DEFAULT_DOWNLOAD_RETRIES,
           intervalMs: (p.retryInterval ?? DEFAULT_DOWNLOAD_RETRY_INTERVAL_S) * 1000,
+          verify,
         },
         notify,
       );

@@ -19,6 +19,7 @@ export const SECURITY_EVENTS = {
   MemoryExhaustion: true,
   InvalidMessages: false,
   InvalidFirmwareSignature: false,
+  InvalidFirmwareSigningCertificate: false,
   InvalidCsmsCertificate: false,
   InvalidChargingStationCertificate: false,
 } as const;

@@ -92,6 +92,8 @@ export async function createSecurity201(
     securityProfile: network.securityProfile,
     activeSlot: network.activeSlot,
     certificateEntries: certificates.installed,
+    /** L01: the firmware signing certificate checked against the installed manufacturer roots. */
+    firmwareSigner: certificates.firmwareSigner,
   };
 }
 

@@ -112,7 +112,7 @@ export async function createStation201(
     await boot(ctx, () => payload);
   };
 
-  const transfers = transferCalls201(ctx, shared.transfers);
+  const transfers = transferCalls201(ctx, shared.transfers, { signer: security.firmwareSigner, securityEvent: security.record });
   const calls = incomingCallHandler(
     ctx,
     {
