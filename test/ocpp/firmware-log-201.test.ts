@@ -211,10 +211,9 @@ describe('N logs (2.0.1)', () => {
     expect(JSON.parse(gunzipSync(upload!.body).toString('utf8'))).toMatchObject({ format: 'charge-controller-diagnostics' });
   });
 
-  test('TC_N_xx_CS a failed upload retried after retryInterval, then UploadFailure; SecurityLog, ftp and a second request Rejected', async () => {
+  test('TC_N_xx_CS a failed upload retried after retryInterval, then UploadFailure; ftp and a second request Rejected', async () => {
     const c = await station();
     const store = await fileStore(undefined, [500, 500]);
-    expect(await c.csms.call('GetLog', { logType: 'SecurityLog', requestId: 1, log: { remoteLocation: `${store.url}/s` } })).toEqual({ status: 'Rejected' });
     expect(await c.csms.call('GetLog', { logType: 'DiagnosticsLog', requestId: 1, log: { remoteLocation: 'ftp://x.example/l' } })).toEqual({
       status: 'Rejected',
     });
@@ -227,5 +226,26 @@ describe('N logs (2.0.1)', () => {
     await c.step(1_000);
     await until(c, () => logs(c).includes('UploadFailure:4'), 'the failure');
     expect(logs(c)).toEqual(['Uploading:4', 'UploadFailure:4']);
+  });
+
+  test('TC_N_02-style GetLog SecurityLog: the security events recorded (sent or not) of the range, uploaded', async () => {
+    const c = await station({ restart: () => undefined });
+    await until(c, () => c.csms.calls('SecurityEventNotification').length === 1, 'StartupOfTheDevice sent');
+    await c.step(1000);
+    const before = iso(c);
+    expect(await c.csms.call('Reset', { type: 'OnIdle' })).toEqual({ status: 'Accepted' });
+    const store = await fileStore();
+    const all = await c.csms.call('GetLog', { logType: 'SecurityLog', requestId: 9, log: { remoteLocation: `${store.url}/sec/` } });
+    expect(all).toMatchObject({ status: 'Accepted', filename: expect.stringMatching(/^security-log-.*\.json\.gz$/) });
+    await until(c, () => logs(c).includes('Uploaded:9'), 'the upload');
+    const uploaded = JSON.parse(gunzipSync(store.requests[0]!.body).toString('utf8')) as { format: string; events: { type: string }[] };
+    expect(uploaded.format).toBe('charge-controller-security-log');
+    expect(uploaded.events.map((e) => e.type)).toEqual(['StartupOfTheDevice', 'ResetOrReboot']);
+    // A range: only the events from `before` on.
+    const later = { logType: 'SecurityLog', requestId: 10, log: { remoteLocation: `${store.url}/sec/`, oldestTimestamp: before } };
+    expect(await c.csms.call('GetLog', later)).toMatchObject({ status: 'Accepted' });
+    await until(c, () => logs(c).includes('Uploaded:10'), 'the second upload');
+    const ranged = JSON.parse(gunzipSync(store.requests[1]!.body).toString('utf8')) as { events: { type: string }[] };
+    expect(ranged.events.map((e) => e.type)).toEqual(['ResetOrReboot']);
   });
 });

@@ -228,7 +228,11 @@ export function createCertificates(deps: CertificatesDeps) {
     firmwareSigner(pem: string): { ok: true; key: KeyObject } | (Verdict & { ok: false }) {
       const chain = parseChain(pem);
       const verdict = chain
-        ? checkFirmwareSigner(chain, parsedRoots('ManufacturerRootCertificate').map((r) => r.cert), deps.now())
+        ? checkFirmwareSigner(
+            chain,
+            parsedRoots('ManufacturerRootCertificate').map((r) => r.cert),
+            deps.now(),
+          )
         : refusal('InvalidFormat', 'not a PEM-encoded chain of X.509 certificates');
       if (verdict.ok) return { ok: true, key: chain![0]!.publicKey };
       logger.warn({ why: verdict.why }, 'OCPP: refused the firmware signing certificate');

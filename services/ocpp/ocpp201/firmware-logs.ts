@@ -1,6 +1,6 @@
 import { verify as verifySignature } from 'node:crypto';
 import { safeUrl } from '../../events.js';
-import type { OcppContext } from '../context.js';
+import type { DiagnosticsSource, OcppContext } from '../context.js';
 import { DEFAULT_UPLOAD_RETRIES, DEFAULT_UPLOAD_RETRY_INTERVAL_S, type DiagnosticsUpload, type UploadStatus } from '../diagnostics.js';
 import { DEFAULT_DOWNLOAD_RETRIES, DEFAULT_DOWNLOAD_RETRY_INTERVAL_S, type FirmwareStatus, type FirmwareUpdate } from '../firmware.js';
 import { transferLocation } from '../transfer.js';
@@ -28,13 +28,13 @@ function locationOf(raw: string, does: 'downloads' | 'uploads'): URL | undefined
  * differ from 1.6 (requestId in each status notification, Rejected for a bad location or a transfer already running,
  * installDateTime honoured with InstallScheduled, LogStatusNotification's UploadFailure). The update file's own
  * signature is checked by the installer against the trusted keys; the request's signature and signingCertificate
- * are not checked (docs/ocpp.md). GetLog sends the diagnostics bundle for DiagnosticsLog; SecurityLog is Rejected.
+ * are not checked (docs/ocpp.md). GetLog sends the diagnostics bundle for DiagnosticsLog, the security log (security-log.ts) for SecurityLog.
  * Without an installer or a bundle source the action stays NotImplemented, as in 1.6.
  */
 export function transferCalls201(
   ctx: OcppContext,
   transfers: Transfers,
-  secure: { signer: Certificates['firmwareSigner']; securityEvent(type: SecurityEventType, techInfo: string): void },
+  secure: { signer: Certificates['firmwareSigner']; securityEvent(type: SecurityEventType, techInfo: string): void; securityLog: DiagnosticsSource },
 ) {
   const { firmware, upload } = transfers;
   const calls: IncomingCalls201 = {};
@@ -79,7 +79,7 @@ export function transferCalls201(
   if (upload) {
     calls.GetLog = async (p) => {
       const location = locationOf(p.log.remoteLocation, 'uploads');
-      if (p.logType !== 'DiagnosticsLog' || !location || upload.busy()) return { status: 'Rejected' };
+      if (!location || upload.busy()) return { status: 'Rejected' };
       const notify = (status: UploadStatus) =>
         ctx
           .call('LogStatusNotification', (logStatus = { status: status === 'UploadFailed' ? 'UploadFailure' : status, requestId: p.requestId }))
@@ -93,6 +93,7 @@ export function transferCalls201(
           },
           retries: p.retries ?? DEFAULT_UPLOAD_RETRIES,
           intervalMs: (p.retryInterval ?? DEFAULT_UPLOAD_RETRY_INTERVAL_S) * 1000,
+          ...(p.logType === 'SecurityLog' ? { source: secure.securityLog } : {}),
         },
         notify,
       );

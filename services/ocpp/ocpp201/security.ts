@@ -1,6 +1,7 @@
 import type { OcppContext } from '../context.js';
 import type { Endpoint } from '../transport.js';
 import { createCertificates } from './certificates.js';
+import { openSecurityLog } from './security-log.js';
 import { createNetworkProfiles, INSTALLER_SLOT, type ProfileEndpoint } from './network-profiles.js';
 import { connectionSecurityEvent, createSecurityEvents } from './security-events.js';
 
@@ -30,7 +31,8 @@ export async function createSecurity201(
   },
 ) {
   const { logger } = ctx;
-  const events = createSecurityEvents({ dataDir: deps.dataDir, call: (a, p) => ctx.call(a, p), now: ctx.now, online: deps.online, logger });
+  const log = openSecurityLog(deps.dataDir, logger);
+  const events = createSecurityEvents({ dataDir: deps.dataDir, call: (a, p) => ctx.call(a, p), now: ctx.now, online: deps.online, logger, log });
   const certificates = createCertificates({
     dataDir: deps.dataDir,
     identity: () => ctx.setting('OcppChargeBoxId'),
@@ -92,6 +94,8 @@ export async function createSecurity201(
     securityProfile: network.securityProfile,
     activeSlot: network.activeSlot,
     certificateEntries: certificates.installed,
+    /** N01: GetLog SecurityLog's file. */
+    securityLog: log.source(ctx.now),
     /** L01: the firmware signing certificate checked against the installed manufacturer roots. */
     firmwareSigner: certificates.firmwareSigner,
   };

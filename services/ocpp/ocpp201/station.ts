@@ -112,7 +112,11 @@ export async function createStation201(
     await boot(ctx, () => payload);
   };
 
-  const transfers = transferCalls201(ctx, shared.transfers, { signer: security.firmwareSigner, securityEvent: security.record });
+  const transfers = transferCalls201(ctx, shared.transfers, {
+    signer: security.firmwareSigner,
+    securityEvent: security.record,
+    securityLog: security.securityLog,
+  });
   const calls = incomingCallHandler(
     ctx,
     {
