@@ -239,6 +239,31 @@ describe('A security profiles, certificates and network profiles (B09/B10)', () 
   });
 });
 
+describe("A03 renewal on the station's own account", () => {
+  test('A03-style: a certificate 30.5 days from expiry: nothing at boot; a day later the station sends SignCertificate on its own', async () => {
+    const clock = new ManualClock(TEST_EPOCH);
+    const csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'] });
+    csms.answer('BootNotification', () => ({ status: 'Accepted', currentTime: new Date(clock.now()).toISOString(), interval: 86_400 }));
+    const c = await charger({ csms, clock, settings: V201 });
+    await c.online();
+    const root = createRoot({ CN: 'CSMS Root CA' }, TEST_EPOCH);
+    expect(await csms.call('InstallCertificate', { certificateType: 'CSMSRootCertificate', certificate: root.pem })).toEqual({ status: 'Accepted' });
+    expect(await csms.call('TriggerMessage', { requestedMessage: 'SignChargingStationCertificate' })).toEqual({ status: 'Accepted' });
+    const request = await until(c, () => csms.calls('SignCertificate')[0], 'SignCertificate');
+    const signed = signCsr(request.csr as string, root, TEST_EPOCH, { notAfter: TEST_EPOCH + 30.5 * DAY });
+    expect(await csms.call('CertificateSigned', { certificateChain: signed.pem, certificateType: 'ChargingStationCertificate' })).toEqual({
+      status: 'Accepted',
+    });
+    const requests = () => csms.calls('SignCertificate').length;
+    await c.step(23 * 3_600_000);
+    await until(c, () => true);
+    expect(requests()).toBe(1);
+    await c.step(3_600_000);
+    await until(c, () => requests() === 2, 'the renewal');
+    expect(csms.calls('SignCertificate')[1]!.csr).not.toBe(request.csr);
+  });
+});
+
 describe('A04 security events of the station itself', () => {
   test('the CSMS time an hour ahead sets the clock: SettingSystemTime after StartupOfTheDevice', async () => {
     const clock = new ManualClock(TEST_EPOCH);

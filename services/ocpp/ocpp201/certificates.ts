@@ -3,12 +3,25 @@ import { promisify } from 'node:util';
 import type { OCPP20 } from 'typed-ocpp';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
-import { checkFirmwareSigner, checkRoot, checkStationChain, issuedBy, parseCertificate, validAt, validFrom, type Verdict } from './certificates-check.js';
+import {
+  checkFirmwareSigner,
+  checkRoot,
+  checkStationChain,
+  issuedBy,
+  parseCertificate,
+  validAt,
+  validFrom,
+  validTo,
+  type Verdict,
+} from './certificates-check.js';
 import { buildCsr, certificateBlocks, certificateHashData, sameHashData, toPem, type CertificateHashData } from './certificates-der.js';
 import { openCertificateStore, type RootCertificateType, type StationCredentials, type StoredRoot } from './certificates-store.js';
 import type { SecurityEventType } from './security-events.js';
 
 const generateKeys = promisify(generateKeyPair);
+
+/** A03: the station asks for a new certificate when its newest one expires within this. */
+export const RENEW_BEFORE_MS = 30 * 86_400_000;
 
 /** The most root certificates kept (SecurityCtrlr.CertificateEntries); one more is Failed (no room). */
 export const MAX_ROOT_CERTIFICATES = 20;
@@ -238,6 +251,20 @@ export function createCertificates(deps: CertificatesDeps) {
       logger.warn({ why: verdict.why }, 'OCPP: refused the firmware signing certificate');
       deps.securityEvent('InvalidFirmwareSigningCertificate', verdict.why);
       return verdict;
+    },
+
+    /**
+     * A03: whether the station should ask for a new certificate on its own account: its newest installed certificate
+     * expires within RENEW_BEFORE_MS and no request waits for its answer.
+     */
+    renewalDue(): boolean {
+      const { pendingKey, credentials } = store.station();
+      if (pendingKey) return false;
+      const expiries = credentials.flatMap(({ chain }) => {
+        const leaf = parseChain(chain)?.[0];
+        return leaf ? [validTo(leaf)] : [];
+      });
+      return expiries.length > 0 && Math.max(...expiries) - deps.now() < RENEW_BEFORE_MS;
     },
 
     /** SecurityCtrlr.CertificateEntries: the root certificates and charging station certificates installed. */

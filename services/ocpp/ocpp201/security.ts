@@ -5,6 +5,9 @@ import { openSecurityLog } from './security-log.js';
 import { createNetworkProfiles, INSTALLER_SLOT, type ProfileEndpoint } from './network-profiles.js';
 import { connectionSecurityEvent, createSecurityEvents } from './security-events.js';
 
+/** How often the station looks at its certificate's expiry (A03). */
+const RENEWAL_CHECK_MS = 86_400_000;
+
 /** What the security block reads of the device model (its stored variables). */
 export interface SecurityVariables {
   organization(): string;
@@ -75,6 +78,19 @@ export async function createSecurity201(
   // Every start of the controller (A04: StartupOfTheDevice is critical), sent once the CSMS accepted the boot.
   events.record('StartupOfTheDevice');
 
+  /** A03: once a day, and whenever the boot is accepted, a certificate near its expiry is renewed. */
+  const renew = () => {
+    if (!deps.online() || !certificates.renewalDue()) return;
+    logger.info({}, 'OCPP: the charging station certificate expires soon: asking the CSMS for a new one');
+    ctx.fire(certificates.signCertificate());
+  };
+  const daily = () =>
+    ctx.after(RENEWAL_CHECK_MS, () => {
+      renew();
+      daily();
+    });
+  daily();
+
   return {
     calls: { ...certificates.calls, ...network.calls },
     endpoint: network.endpoint,
@@ -87,7 +103,11 @@ export async function createSecurity201(
       if (event) events.record(event.type, event.techInfo);
     },
     /** The boot was accepted: the queued security events go (after the link's transition: `online()` holds then). */
-    online: () => ctx.later(() => events.pump()),
+    online: () =>
+      ctx.later(() => {
+        renew();
+        return events.pump();
+      }),
     record: events.record,
     /** TriggerMessage SignChargingStationCertificate (A02). */
     signCertificate: () => certificates.signCertificate(),
