@@ -277,4 +277,14 @@ describe('A04 security events of the station itself', () => {
     const event = csms.calls('SecurityEventNotification')[1]!;
     expect(Date.parse(event.timestamp as string)).toBeGreaterThanOrEqual(clock.now() + 3_500_000);
   });
+
+  test('A01: a new BasicAuthPassword by SetVariables is ReconfigurationOfSecurityParameters, without the password', async () => {
+    const clock = new ManualClock(TEST_EPOCH);
+    const csms = await startCsms({ now: () => clock.now(), protocols: ['ocpp2.0.1'], password: PASSWORD });
+    const c = await charger({ csms, clock, settings: { ...V201, OcppPassword: PASSWORD } });
+    await c.online();
+    expect(await setVariable(csms, 'SecurityCtrlr', 'BasicAuthPassword', 'a-new-password-2345')).toBe('RebootRequired');
+    await until(c, () => securityEvents(csms).includes('ReconfigurationOfSecurityParameters'), 'ReconfigurationOfSecurityParameters');
+    expect(JSON.stringify(csms.calls('SecurityEventNotification'))).not.toContain('a-new-password-2345');
+  });
 });

@@ -30,6 +30,8 @@ import { ocpp201Queue } from './transaction-queue.js';
 import { transactionStatusCalls201 } from './transaction-status.js';
 import { triggerCalls201 } from './trigger.js';
 
+type SetVariableResult = { component: { name: string }; variable: { name: string }; attributeStatus: string };
+
 /** What a 2.0.1 CSMS may not do while the station's boot is Pending (B02.FR.05: no transactions started or stopped). */
 const NOT_WHILE_PENDING: ReadonlySet<string> = new Set(['RequestStartTransaction', 'RequestStopTransaction']);
 
@@ -123,6 +125,15 @@ export async function createStation201(
       ...localListCalls201(ctx, auth),
       ...(security.calls as unknown as IncomingCalls201),
       ...(deviceModel.calls as unknown as IncomingCalls201),
+      SetVariables: async (p) => {
+        const answer = (await deviceModel.calls.SetVariables(p)) as { setVariableResult: SetVariableResult[] };
+        // A01/A04: a new basic-auth password is a change of the security parameters (the password itself never told).
+        const changed = answer.setVariableResult.some(
+          (r) => r.component.name === 'SecurityCtrlr' && r.variable.name === 'BasicAuthPassword' && ['Accepted', 'RebootRequired'].includes(r.attributeStatus),
+        );
+        if (changed) security.record('ReconfigurationOfSecurityParameters', 'BasicAuthPassword changed');
+        return answer;
+      },
       ...(smart.calls as unknown as IncomingCalls201),
       ...remote.calls,
       ...transactionStatusCalls201(ctx, outbox),
