@@ -241,6 +241,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
   // The OCPP backend first: its hooks queue the StopTransaction of a transaction interrupted by a power loss.
   const backend = await createBackend({
     database,
+    dataDir: config.dataDir,
     settings,
     charging,
     transactions: services.transactions,

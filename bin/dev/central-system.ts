@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server } f
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import { RPCServer } from 'ocpp-rpc';
 import { OCPP16, OCPP20 } from 'typed-ocpp';
 
@@ -57,8 +58,11 @@ interface ChargePointLink {
 export interface CsmsOptions {
   port?: number;
   host?: string;
-  /** Security profile 2: serve wss:// with this certificate (PEM). */
-  tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Security profile 2: serve wss:// with this certificate (PEM). With `clientCa`, security profile 3: only clients
+   * showing a certificate this authority issued get through the TLS handshake.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer; clientCa?: string | Buffer | undefined };
   /** Security profile 1: accept only charge points sending this basic-authentication password. */
   password?: string;
   /** The central system's clock (answers' currentTime); Date.now by default. */
@@ -80,6 +84,8 @@ export interface Csms {
   invalid: string[];
   /** Identities that connected, in order (one entry per connection). */
   connections: string[];
+  /** The subject CN of the client certificate each TLS connection showed ('' for none), in order of the handshakes. */
+  clientCertificates: string[];
   /** The version the latest connection speaks (undefined: none yet). */
   protocol(): OcppProtocol | undefined;
   /** Payloads of the charge point's calls of `action`, in order. */
@@ -142,6 +148,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
   const frames: Frame[] = [];
   const invalid: string[] = [];
   const connections: string[] = [];
+  const clientCertificates: string[] = [];
   const protocols = options.protocols ?? ['ocpp1.6'];
   const handlers: Record<OcppProtocol, Record<string, Handler>> = {
     'ocpp1.6': defaultHandlers(now, 'ocpp1.6'),
@@ -217,7 +224,18 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     });
   });
 
-  const http: Server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }) : createHttpServer();
+  const { clientCa } = options.tls ?? {};
+  const http: Server = options.tls
+    ? createHttpsServer({
+        cert: options.tls.cert,
+        key: options.tls.key,
+        ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+      })
+    : createHttpServer();
+  http.on('secureConnection', (socket: TLSSocket) => {
+    const subject = socket.getPeerCertificate()?.subject as { CN?: string } | undefined;
+    clientCertificates.push(subject?.CN ?? '');
+  });
   // ocpp-rpc decodes the path before its own error handling: a malformed one (`/%E0%A4%A`) rejects, and unhandled it
   // would end the process.
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -238,6 +256,7 @@ export async function startCsms(options: CsmsOptions = {}): Promise<Csms> {
     url: `${options.tls ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${port}/ocpp`,
     frames,
     invalid,
+    clientCertificates,
     connections,
     protocol: () => currentProtocol,
     calls: (action) => frames.filter((f) => f.direction === 'in' && f.message[0] === 2 && f.message[2] === action).map((f) => f.message[3] as Payload),

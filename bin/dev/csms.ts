@@ -21,6 +21,8 @@ const PROFILE_EXAMPLE = {
 };
 const USAGE = `usage: npm run csms -- [--port 9000] [--host 127.0.0.1] [--password <basic-auth password>]
                        [--cert server.pem --key server.key]   (wss://, security profile 2)
+                       [--client-ca ca.pem]                   (with --cert: only charging stations with a
+                                                               certificate of this CA, security profile 3)
                        [--pending <seconds>]                  (answer the first BootNotification Pending)
                        [--ocpp 1.6|2.0.1|2.0.1,1.6]           (the versions it speaks, preferred first; default 1.6)
 
@@ -45,6 +47,7 @@ const { values } = parseArgs({
     password: { type: 'string' },
     cert: { type: 'string' },
     key: { type: 'string' },
+    'client-ca': { type: 'string' },
     pending: { type: 'string' },
     ocpp: { type: 'string', default: '1.6' },
     help: { type: 'boolean', short: 'h' },
@@ -63,6 +66,10 @@ if (Boolean(values.cert) !== Boolean(values.key)) {
   console.error(`--cert and --key go together\n${USAGE}`);
   process.exit(2);
 }
+if (values['client-ca'] && !values.cert) {
+  console.error(`--client-ca needs --cert and --key (mutual TLS is TLS)\n${USAGE}`);
+  process.exit(2);
+}
 const protocols = values.ocpp.split(',').map((v) => `ocpp${v.trim()}`);
 if (protocols.some((p) => !(OCPP_PROTOCOLS as readonly string[]).includes(p))) {
   console.error(`--ocpp takes 1.6, 2.0.1 or both (comma-separated, preferred first), got ${values.ocpp}\n${USAGE}`);
@@ -74,7 +81,15 @@ const csms = await startCsms({
   port,
   host: values.host,
   ...(values.password !== undefined ? { password: values.password } : {}),
-  ...(values.cert && values.key ? { tls: { cert: readFileSync(values.cert), key: readFileSync(values.key) } } : {}),
+  ...(values.cert && values.key
+    ? {
+        tls: {
+          cert: readFileSync(values.cert),
+          key: readFileSync(values.key),
+          ...(values['client-ca'] ? { clientCa: readFileSync(values['client-ca']) } : {}),
+        },
+      }
+    : {}),
   log: (line) => console.log(`${stamp()} ${line}`),
   protocols: protocols as OcppProtocol[],
 });

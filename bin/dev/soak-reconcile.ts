@@ -29,6 +29,8 @@ export interface StoredTransaction {
 
 export interface CsmsStart {
   transactionId: number;
+  /** The charge point that sent it (set by mergeRecords: two walls may start alike in the same millisecond). */
+  point?: string;
   idTag: string;
   timestamp: string;
   meterStart: number;
@@ -90,7 +92,7 @@ export function reconcile(r: SoakRecord): Reconciliation {
   // The central system: Starts grouped by their content (a retransmission repeats it), each with one Stop.
   const groups = new Map<string, CsmsStart[]>();
   for (const s of r.starts) {
-    const key = `${s.idTag}|${s.timestamp}|${s.meterStart}`;
+    const key = `${s.point ?? ''}|${s.idTag}|${s.timestamp}|${s.meterStart}`;
     groups.set(key, [...(groups.get(key) ?? []), s]);
   }
   const startById = new Map(r.starts.map((s) => [s.transactionId, s]));
@@ -174,14 +176,15 @@ export function reconcile(r: SoakRecord): Reconciliation {
 
 /**
  * The walls' records as one (the soak's total): the controllers' transaction ids prefixed with the wall's number (each
- * controller counts its own), the central system's backend ids kept (unique over every charge point).
+ * controller counts its own), the central system's backend ids kept (unique over every charge point), each Start
+ * marked with its wall (a retransmission is the same charge point's).
  */
 export function mergeRecords(records: SoakRecord[]): SoakRecord {
   const id = (wall: number, transactionId: string) => `${wall}:${transactionId}`;
   return {
     sessions: records.flatMap((r, w) => r.sessions.map((s) => ({ ...s, transactionId: s.transactionId === null ? null : id(w, s.transactionId) }))),
     transactions: records.flatMap((r, w) => r.transactions.map((t) => ({ ...t, transactionId: id(w, t.transactionId) }))),
-    starts: records.flatMap((r) => r.starts),
+    starts: records.flatMap((r, w) => r.starts.map((s) => ({ ...s, point: String(w) }))),
     stops: records.flatMap((r) => r.stops),
     mqttWh: new Map(records.flatMap((r, w) => [...r.mqttWh].map(([t, wh]) => [id(w, t), wh] as const))),
     openTransactions: records.reduce((a, r) => a + r.openTransactions, 0),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { BackendLinkActor } from '../../machines/main-thread.js';
 import { phaseSwitchModeOf } from '../apply-settings.js';
 import type { CoreState } from '../core/protocol.js';
@@ -25,7 +26,7 @@ import { createProfileStore, type ProfilePurpose } from './smart-charging.js';
 import { createStatusNotifications } from './status-notification.js';
 import { loadStoredKeys } from './stored-keys.js';
 import { createVersionState, offeredProtocols } from './versions.js';
-import { configurationError, createTransport, type TransportOptions } from './transport.js';
+import { configurationError, createTransport, type Endpoint } from './transport.js';
 import { triggerCalls } from './trigger.js';
 
 export type { BackendDeps } from './context.js';
@@ -43,7 +44,12 @@ export type { BackendDeps } from './context.js';
 export async function createBackend(deps: BackendDeps) {
   const { database, settings, charging, transactions, clock, now, logger } = deps;
   const enabled = settings.get('OcppEnabled') === 1;
-  const ctx = createOcppContext(deps, (action, payload, timeoutMs) => transport.call(action, payload, timeoutMs === undefined ? {} : { timeoutMs }));
+  /** The CSMS's time set the controller's clock (2.0.1: a security event). */
+  let timeSet: (() => void) | undefined;
+  const setTime = deps.setTime && ((ms: number) => (deps.setTime!(ms), timeSet?.()));
+  const ctx = createOcppContext({ ...deps, setTime }, (action, payload, timeoutMs) =>
+    transport.call(action, payload, timeoutMs === undefined ? {} : { timeoutMs }),
+  );
 
   const outbox = createOutbox(database, now);
   const auth = createAuthorizationStore(database, now);
@@ -77,10 +83,30 @@ export async function createBackend(deps: BackendDeps) {
     firmware: deps.updates ? createFirmwareUpdate(ctx, deps.updates) : undefined,
     upload: deps.diagnostics ? createDiagnosticsUpload(ctx, deps.diagnostics) : undefined,
   };
+  /** The installer's connection, from the settings (OcppCaFile read at each attempt: a replaced file is used). */
+  const installer = (): Endpoint => {
+    const caFile = settings.get('OcppCaFile');
+    return {
+      url: settings.get('OcppUrl'),
+      password: settings.get('OcppPassword') || undefined,
+      ca: caFile ? [readFileSync(caFile, 'utf8')] : undefined,
+      protocols: versions.offered,
+    };
+  };
   // The 2.0.1 adapter exists when OcppVersions offers 2.0.1; it speaks while the CSMS picked 2.0.1 (the last connection's).
   const station201 = versions.offered.includes('ocpp2.0.1')
-    ? await createStation201(ctx, { outbox, auth, availability, storedKeys: keys, profiles, schedule: applier, reservations, transfers }, () => metering)
+    ? await createStation201(
+        ctx,
+        {
+          ...{ outbox, auth, availability, storedKeys: keys, profiles, schedule: applier, reservations, transfers },
+          dataDir: deps.dataDir,
+          installer,
+          speaking: () => versions.speaking() === 'ocpp2.0.1',
+        },
+        () => metering,
+      )
     : undefined;
+  timeSet = station201 && (() => station201.securityEvent('SettingSystemTime', "the CSMS's time set the controller's clock"));
   const station = () => (versions.speaking() === 'ocpp2.0.1' ? station201 : undefined);
   transaction201 = () => station()?.transaction();
   /** The offline queue's sender of the version spoken. */
@@ -128,35 +154,38 @@ export async function createBackend(deps: BackendDeps) {
     ...(transfers.firmware ? firmwareCalls(ctx, transfers.firmware) : {}),
   });
 
-  const transportOptions = (): TransportOptions => ({
-    url: settings.get('OcppUrl'),
+  // With 2.0.1 offered, its network profiles choose each attempt's endpoint (slot 0 is the installer's).
+  const connection = station201?.connection;
+  const versionCalls = { 'ocpp1.6': handleCall, ...(station201 ? { 'ocpp2.0.1': station201.calls } : {}) };
+  const transportOptions = {
+    endpoint: connection?.endpoint ?? installer,
     identity: settings.get('OcppChargeBoxId'),
-    password: settings.get('OcppPassword') || undefined,
-    caFile: settings.get('OcppCaFile') || undefined,
     clock,
     pingIntervalMs: () => ctx.setting('OcppWebSocketPingInterval') * 1000,
     logger,
-    protocols: versions.offered,
     ...(deps.frame ? { frame: deps.frame } : {}),
-  });
-  const versionCalls = { 'ocpp1.6': handleCall, ...(station201 ? { 'ocpp2.0.1': station201.calls } : {}) };
-  const transport = createTransport(transportOptions(), versionCalls, {
+  };
+  const transport = createTransport(transportOptions, versionCalls, {
     opened: () => {
+      connection?.opened();
       const protocol = transport.protocol() ?? 'ocpp1.6';
       ctx.track(versions.negotiated(protocol));
       charging.setOccupiedModel(protocol === 'ocpp2.0.1');
-      logger.info({ url: settings.get('OcppUrl') }, 'OCPP: connected to the central system');
-      deps.events?.backend('connected', { url: settings.get('OcppUrl') });
+      const url = transport.url() ?? settings.get('OcppUrl');
+      logger.info({ url }, 'OCPP: connected to the central system');
+      deps.events?.backend('connected', { url });
       deps.connection?.connected();
       ctx.sendLink({ type: 'SOCKET.OPENED' });
     },
-    failed: (reason) => {
+    failed: (reason, cause) => {
+      connection?.failed(cause);
       logger.warn({ reason, url: settings.get('OcppUrl') }, 'OCPP: could not connect to the central system');
       deps.events?.backend('disconnected', { url: settings.get('OcppUrl'), reason: String(reason) });
       deps.connection?.failed(String(reason));
       ctx.sendLink({ type: 'SOCKET.FAILED' });
     },
     closed: (reason) => {
+      connection?.closed();
       logger.warn({ reason }, 'OCPP: the connection to the central system closed');
       deps.events?.backend('disconnected', { reason: String(reason) });
       deps.connection?.failed(String(reason));
@@ -212,7 +241,7 @@ export async function createBackend(deps: BackendDeps) {
     attach(actor: BackendLinkActor): void {
       ctx.attach(actor);
       if (!enabled) return;
-      const problem = configurationError(transportOptions());
+      const problem = configurationError({ url: settings.get('OcppUrl'), caFile: settings.get('OcppCaFile') || undefined });
       if (problem) {
         logger.error({ problem }, `OCPP is enabled but cannot connect: ${problem}`);
         return;

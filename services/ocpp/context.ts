@@ -17,6 +17,8 @@ export interface DiagnosticsSource {
 
 export interface BackendDeps {
   database: Database;
+  /** The data directory (config.dataDir): the 2.0.1 certificate store and security event queue live there. */
+  dataDir: string;
   settings: Settings;
   charging: ChargingService;
   transactions: Transactions;

@@ -19,6 +19,8 @@ export interface UploadRequest {
   range: { from?: number; to?: number };
   retries: number;
   intervalMs: number;
+  /** What is uploaded (2.0.1 GetLog SecurityLog: the security log); default the diagnostics bundle. */
+  source?: DiagnosticsSource | undefined;
 }
 
 /**
@@ -71,7 +73,7 @@ export function createDiagnosticsUpload(ctx: OcppContext, source: DiagnosticsSou
     busy: (): boolean => uploading,
     /** Makes the bundle and starts its upload; the bundle's file name. */
     async start(request: UploadRequest, notify: (status: UploadStatus) => Promise<unknown>): Promise<string> {
-      const { bytes, fileName } = await source.bundle(request.range);
+      const { bytes, fileName } = await (request.source ?? source).bundle(request.range);
       const { location } = request;
       const target = location.pathname.endsWith('/') ? new URL(encodeURIComponent(fileName), location) : location;
       uploading = true;

@@ -13,7 +13,16 @@ export const DEFAULT_DOWNLOAD_RETRY_INTERVAL_S = 60;
 export const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
 /** The statuses of an update, named alike in 1.6's and 2.0.1's FirmwareStatusNotification. */
-export type FirmwareStatus = 'Downloading' | 'Downloaded' | 'DownloadFailed' | 'InstallScheduled' | 'Installing' | 'Installed' | 'InstallationFailed';
+export type FirmwareStatus =
+  | 'Downloading'
+  | 'Downloaded'
+  | 'DownloadFailed'
+  | 'SignatureVerified'
+  | 'InvalidSignature'
+  | 'InstallScheduled'
+  | 'Installing'
+  | 'Installed'
+  | 'InstallationFailed';
 
 /** An update to fetch: where, when (controller's clock, ms) and how often to try. */
 export interface FirmwareRequest {
@@ -23,6 +32,8 @@ export interface FirmwareRequest {
   installAt?: number;
   retries: number;
   intervalMs: number;
+  /** 2.0.1's secure update (L01): whether the downloaded file's signature verifies (SignatureVerified, else InvalidSignature and no install). */
+  verify?: ((bytes: Buffer) => boolean) | undefined;
 }
 
 /**
@@ -72,6 +83,14 @@ export function createFirmwareUpdate(ctx: OcppContext, updates: UpdateInstaller)
       if (ctx.closed()) return;
       if (Buffer.isBuffer(result)) {
         await notify('Downloaded');
+        if (request.verify) {
+          const verified = request.verify(result);
+          await notify(verified ? 'SignatureVerified' : 'InvalidSignature');
+          if (!verified) {
+            busy = false;
+            return;
+          }
+        }
         const waitMs = (request.installAt ?? 0) - ctx.now();
         if (!(waitMs > 0)) return install(result, notify);
         await notify('InstallScheduled');

@@ -136,12 +136,13 @@ export function createOutbox(database: Database, now: () => number) {
       return row;
     },
 
-    /** Whether messages of `action` (of transaction `transactionId`, if given) wait in the queue (2.0.1 GetTransactionStatus). */
-    async waiting(action: QueuedAction, transactionId?: string): Promise<boolean> {
+    /** Whether messages of `actions` wait in the queue (of one transaction, when given). */
+    async holds(actions: readonly QueuedAction[], transactionId?: string): Promise<boolean> {
+      const ofAction = inArray(ocppQueue.action, [...actions]);
       const [row] = await db
         .select({ seq: ocppQueue.seq })
         .from(ocppQueue)
-        .where(and(eq(ocppQueue.action, action), transactionId === undefined ? undefined : eq(ocppQueue.transactionId, transactionId)))
+        .where(transactionId === undefined ? ofAction : and(ofAction, eq(ocppQueue.transactionId, transactionId)))
         .limit(1);
       return row !== undefined;
     },

@@ -7,28 +7,38 @@ import type { Logger } from '../logger.js';
 /** What the transport reports to the backend link (machines/backend-link.ts). */
 export interface TransportEvents {
   opened(): void;
-  /** The connection could not be opened (`reason`: why, for the log). */
-  failed(reason: string): void;
+  /** The connection could not be opened (`reason`: why, for the log; `cause`: the error, for its security event). */
+  failed(reason: string, cause?: unknown): void;
   /** An open connection closed: by the peer, the network, or a ping without pong. */
   closed(reason: string): void;
 }
 
-export interface TransportOptions {
+/** Where and how one connection attempt connects: read anew at each attempt (the 2.0.1 network profiles change it). */
+export interface Endpoint {
   /** The central system's URL (ws:// or wss://) without the identity. */
   url: string;
-  identity: string;
-  /** Security profile 1: HTTP basic authentication with this password (never logged). */
+  /** Security profiles 1 and 2: HTTP basic authentication with this password (never logged). */
   password?: string | undefined;
-  /** Security profile 2: the PEM file of the authority that signed the server's certificate (wss://). */
-  caFile?: string | undefined;
+  /** wss://: the authorities (PEM) the server's certificate is checked against; none: the system's trusted ones. */
+  ca?: string[] | undefined;
+  /** Security profile 3: the station's TLS client certificate (PEM chain) and its key. */
+  client?: { cert: string; key: string } | undefined;
+  /** The OCPP versions offered (WebSocket subprotocols), in order of preference. */
+  protocols: readonly OcppProtocol[];
+  /** How long the central system has to answer a call (ms); default CALL_TIMEOUT_MS. */
+  callTimeoutMs?: number | undefined;
+}
+
+export interface TransportOptions {
+  /** The endpoint of the next attempt. */
+  endpoint: () => Endpoint;
+  identity: string;
   clock: Clock;
   /** WebSocket ping interval (ms; 0: none), read at each ping. */
   pingIntervalMs: () => number;
   logger: Logger;
   /** Every frame both ways, as sent (development and tests); secrets are already masked. */
   frame?: (direction: 'in' | 'out', text: string) => void;
-  /** The OCPP versions offered (WebSocket subprotocols), in order of preference (OcppVersions); default 1.6 only. */
-  protocols?: readonly OcppProtocol[];
 }
 
 /** The CALLERROR codes of OCPP-J 1.6 (4.2.3), spelled as 1.6 spells them (errata: OccurenceConstraintViolation kept). */
@@ -143,7 +153,7 @@ export const CALL_TIMEOUT_MS = 30_000;
  * Checks the connection settings; returns a clear error for an unusable combination (the link then stays
  * disconnected and logs it), or undefined.
  */
-export function configurationError(o: Pick<TransportOptions, 'url' | 'password' | 'caFile'>): string | undefined {
+export function configurationError(o: { url: string; caFile?: string | undefined }): string | undefined {
   if (!o.url) return "OcppUrl is empty: set the central system's ws:// or wss:// URL";
   let url: URL;
   try {
@@ -191,8 +201,9 @@ export function maskSecrets(text: string): string {
 const loadRpc = loadOcppRpc;
 
 export function createTransport(o: TransportOptions, calls: Partial<Record<OcppProtocol, IncomingCallHandler>>, events: TransportEvents) {
-  const protocols = o.protocols?.length ? o.protocols : (['ocpp1.6'] as const);
   let client: RPCClient | undefined;
+  /** The endpoint of the open connection (or of the attempt under way). */
+  let endpoint: Endpoint | undefined;
   /** The version the open connection speaks (the central system picked it). */
   let protocol: OcppProtocol | undefined;
   let pingTimer: unknown;
@@ -231,14 +242,22 @@ export function createTransport(o: TransportOptions, calls: Partial<Record<OcppP
     /** Opens the connection; reports `opened` or `failed`, and later `closed`. */
     open(): void {
       const gen = ++generation;
+      let e: Endpoint;
+      try {
+        e = o.endpoint();
+      } catch (err) {
+        queueMicrotask(() => gen === generation && events.failed((err as Error).message, err));
+        return;
+      }
+      const protocols = e.protocols.length ? e.protocols : (['ocpp1.6'] as const);
       Promise.all([loadRpc(), validatorsFor(protocols)]).then(
         ([rpc, validators]) => {
           if (gen !== generation) return;
           try {
-            connect(rpc, validators, gen);
+            connect(rpc, validators, gen, { ...e, protocols });
           } catch (err) {
             client = undefined;
-            events.failed((err as Error).message);
+            events.failed((err as Error).message, err);
           }
         },
         (err: Error) => {
@@ -250,8 +269,12 @@ export function createTransport(o: TransportOptions, calls: Partial<Record<OcppP
     /** Calls the central system; rejects on a CALLERROR, a timeout or a closed connection. */
     async call(action: string, payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<Record<string, unknown>> {
       if (!client) throw new Error('not connected');
-      return (await client.call(action, payload, { callTimeoutMs: options.timeoutMs ?? CALL_TIMEOUT_MS })) as Record<string, unknown>;
+      const callTimeoutMs = options.timeoutMs ?? endpoint?.callTimeoutMs ?? CALL_TIMEOUT_MS;
+      return (await client.call(action, payload, { callTimeoutMs })) as Record<string, unknown>;
     },
+
+    /** The URL of the open connection (or of the attempt under way). */
+    url: (): string | undefined => endpoint?.url,
 
     /** The OCPP version of the open connection (undefined: none open). */
     protocol: (): OcppProtocol | undefined => (client ? protocol : undefined),
@@ -266,21 +289,23 @@ export function createTransport(o: TransportOptions, calls: Partial<Record<OcppP
     },
   };
 
-  function connect({ RPCClient, createRPCError }: typeof import('ocpp-rpc'), validators: unknown[], gen: number): void {
-    const ca = o.caFile ? readFileSync(o.caFile) : undefined;
+  function connect({ RPCClient, createRPCError }: typeof import('ocpp-rpc'), validators: unknown[], gen: number, e: Endpoint): void {
+    const { protocols } = e;
+    const tls = { ...(e.ca?.length ? { ca: e.ca } : {}), ...(e.client ? { cert: e.client.cert, key: e.client.key } : {}) };
     const c = new RPCClient({
-      endpoint: o.url.replace(/\/+$/, ''),
+      endpoint: e.url.replace(/\/+$/, ''),
       identity: o.identity,
       protocols: [...protocols],
       strictMode: true,
       strictModeValidators: validators,
       reconnect: false,
       pingIntervalMs: 0,
-      callTimeoutMs: CALL_TIMEOUT_MS,
+      callTimeoutMs: e.callTimeoutMs ?? CALL_TIMEOUT_MS,
       respondWithDetailedErrors: false,
-      ...(o.password ? { password: o.password } : {}),
-      wsOpts: { maxPayload: MAX_FRAME_BYTES, ...(ca ? { ca } : {}) },
+      ...(e.password ? { password: e.password } : {}),
+      wsOpts: { maxPayload: MAX_FRAME_BYTES, ...tls },
     } as never);
+    endpoint = e;
     client = c;
     protocol = undefined;
     // Every CALLERROR leaves through sendRaw: its code is made one of the negotiated version there.
@@ -340,10 +365,10 @@ export function createTransport(o: TransportOptions, calls: Partial<Record<OcppP
         schedulePing(gen);
         events.opened();
       },
-      (err: Error & { code?: number }) => {
+      (err: Error & { code?: number | string }) => {
         if (gen !== generation) return;
         client = undefined;
-        events.failed(err.code ? `HTTP ${err.code} ${err.message}` : err.message);
+        events.failed(typeof err.code === 'number' ? `HTTP ${err.code} ${err.message}` : err.message, err);
       },
     );
   }

@@ -68,6 +68,9 @@ async function station(dir?: string) {
       problem: () => state.problem,
       localListEntries: () => state.entries,
       chargingProfiles: () => 0,
+      securityProfile: () => 1,
+      activeNetworkProfile: () => 0,
+      certificateEntries: () => 2,
     },
     // A refused NotifyReport is collected (the model would only log it) and fails the call that caused it.
     call: async (action, payload) => {

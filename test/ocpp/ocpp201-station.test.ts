@@ -271,7 +271,7 @@ describe('F remote control, P data transfer', () => {
     await until(c, () => c.csms.calls('Heartbeat').length === 1, 'Heartbeat');
     expect(await c.csms.call('TriggerMessage', { requestedMessage: 'BootNotification' })).toEqual({ status: 'Rejected' });
     expect(await c.csms.call('TriggerMessage', { requestedMessage: 'TransactionEvent' })).toEqual({ status: 'Rejected' });
-    expect(await c.csms.call('TriggerMessage', { requestedMessage: 'LogStatusNotification' })).toEqual({ status: 'NotImplemented' });
+    expect(await c.csms.call('TriggerMessage', { requestedMessage: 'SignV2GCertificate' })).toEqual({ status: 'NotImplemented' });
     await c.act('plug');
     await c.tag(KNOWN);
     await until(c, () => events(c.csms).length >= 1, 'Started');

@@ -10,13 +10,16 @@ import {
   Certificate,
   Extension,
   Extensions,
+  GeneralName,
   Name,
   RelativeDistinguishedName,
   SubjectPublicKeyInfo,
   TBSCertificate,
   Validity,
+  SubjectAlternativeName,
   Version,
   id_ce_basicConstraints,
+  id_ce_subjectAltName,
 } from '@peculiar/asn1-x509';
 import { OCPP20 } from 'typed-ocpp';
 import { expect } from 'vitest';
@@ -70,6 +73,8 @@ export interface IssueOptions {
   notAfter: number;
   /** The serial number's DER content bytes (default: 8 random bytes, positive). */
   serial?: Uint8Array;
+  /** A server's addresses (subjectAltName): TLS checks an IP address of the URL against these only. */
+  hosts?: { ip?: string[]; dns?: string[] };
 }
 
 /** A certificate as a CA makes one. */
@@ -81,6 +86,21 @@ export function issue(o: IssueOptions): { pem: string; cert: X509Certificate } {
       critical: true,
       extnValue: new OctetString(AsnConvert.serialize(new BasicConstraints({ cA: o.ca ?? false }))),
     }),
+    ...(o.hosts
+      ? [
+          new Extension({
+            extnID: id_ce_subjectAltName,
+            extnValue: new OctetString(
+              AsnConvert.serialize(
+                new SubjectAlternativeName([
+                  ...(o.hosts.ip ?? []).map((iPAddress) => new GeneralName({ iPAddress })),
+                  ...(o.hosts.dns ?? []).map((dNSName) => new GeneralName({ dNSName })),
+                ]),
+              ),
+            ),
+          }),
+        ]
+      : []),
   ]);
   const tbs = new TBSCertificate({
     version: Version.v3,
@@ -120,9 +140,22 @@ export function createRoot(subject: Subject, now: number, o: { days?: number; cu
 }
 
 /** A certificate signed by `issuer` for a new key pair (an intermediate CA, or a server certificate). */
-export function createIssued(issuer: Issued, subject: Subject, now: number, o: { ca?: boolean; days?: number } = {}): Issued {
+export function createIssued(
+  issuer: Issued,
+  subject: Subject,
+  now: number,
+  o: { ca?: boolean; days?: number; notBefore?: number; hosts?: IssueOptions['hosts'] } = {},
+): Issued {
   const keys = ecKeys();
-  const made = issue({ subject, publicKey: keys.publicKey, issuer, ca: o.ca ?? false, notBefore: now - DAY, notAfter: now + (o.days ?? 365) * DAY });
+  const made = issue({
+    subject,
+    publicKey: keys.publicKey,
+    issuer,
+    ca: o.ca ?? false,
+    notBefore: o.notBefore ?? now - DAY,
+    notAfter: now + (o.days ?? 365) * DAY,
+    ...(o.hosts ? { hosts: o.hosts } : {}),
+  });
   return { ...made, key: keys.privateKey };
 }
 

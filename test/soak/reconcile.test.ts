@@ -103,6 +103,14 @@ describe('the soak reconciliation in total over the walls', () => {
     expect(total.figures[3]!.measured).toBe('44 / 38 / 38');
   });
 
+  test('two walls starting alike (tag, millisecond, register) are two transactions, not one retransmitted', () => {
+    // Seen in the 10,000-session soak of 29 November 2026: 12 walls, tag 04A1B2C3, the same ms, meterStart 30 on two walls.
+    const wall = secondWall();
+    wall.starts = wall.starts.map((s) => ({ ...s, timestamp: s.timestamp.replace("'", '') }));
+    expect(wall.starts.map((s) => s.timestamp)).toEqual(record().starts.map((s) => s.timestamp));
+    expect(reconcile(mergeRecords([record(), wall])).failures).toEqual([]);
+  });
+
   test("fails on one wall's missing transaction, open transaction or failed integrity check", () => {
     const wall = secondWall();
     wall.transactions.pop();

@@ -3,8 +3,13 @@ import type { IncomingCall } from '../context.js';
 
 /** The CSMS's requests the 2.0.1 charging station answers, by action (ocpp-rpc's strict mode validated each). */
 interface IncomingRequests201 {
+  CertificateSigned: OCPP20.CertificateSignedRequest;
   ChangeAvailability: OCPP20.ChangeAvailabilityRequest;
   CancelReservation: OCPP20.CancelReservationRequest;
+  DeleteCertificate: OCPP20.DeleteCertificateRequest;
+  GetInstalledCertificateIds: OCPP20.GetInstalledCertificateIdsRequest;
+  InstallCertificate: OCPP20.InstallCertificateRequest;
+  SetNetworkProfile: OCPP20.SetNetworkProfileRequest;
   ClearCache: OCPP20.ClearCacheRequest;
   ClearChargingProfile: OCPP20.ClearChargingProfileRequest;
   DataTransfer: OCPP20.DataTransferRequest;

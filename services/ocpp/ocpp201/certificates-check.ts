@@ -86,3 +86,22 @@ export function checkStationChain(chain: readonly X509Certificate[], c: StationC
   if (!anchored) return refuse('InvalidChain', 'the chain does not end at an installed CSMS root certificate');
   return { ok: true };
 }
+
+/**
+ * L01's firmware signing certificate (leaf first, intermediates after it): valid now, a strong key; each certificate
+ * signed by the next, a CA valid now; the last an installed manufacturer root or signed by one.
+ */
+export function checkFirmwareSigner(chain: readonly X509Certificate[], roots: readonly X509Certificate[], now: number): Verdict {
+  const [leaf] = chain;
+  if (!leaf) return refuse('InvalidCertificate', 'no certificate');
+  if (!validAt(leaf, now)) return refuse('CertificateExpired', `not valid now (valid ${leaf.validFrom} to ${leaf.validTo})`);
+  if (!strongKey(leaf)) return refuse('InvalidCertificate', 'its key is weaker than RSA 2048 or EC 224 bits');
+  for (let i = 1; i < chain.length; i++) {
+    const issuer = chain[i]!;
+    if (!issuer.ca || !issuedBy(chain[i - 1]!, issuer) || !validAt(issuer, now))
+      return refuse('InvalidChain', `certificate ${i} of the chain is not signed by certificate ${i + 1} valid now`);
+  }
+  const last = chain[chain.length - 1]!;
+  const anchored = roots.some((root) => root.raw.equals(last.raw) || (validAt(root, now) && issuedBy(last, root)));
+  return anchored ? { ok: true } : refuse('InvalidChain', 'the chain does not end at an installed ManufacturerRootCertificate');
+}

@@ -3,12 +3,25 @@ import { promisify } from 'node:util';
 import type { OCPP20 } from 'typed-ocpp';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
-import { checkRoot, checkStationChain, issuedBy, parseCertificate, validAt, validFrom, type Verdict } from './certificates-check.js';
+import {
+  checkFirmwareSigner,
+  checkRoot,
+  checkStationChain,
+  issuedBy,
+  parseCertificate,
+  validAt,
+  validFrom,
+  validTo,
+  type Verdict,
+} from './certificates-check.js';
 import { buildCsr, certificateBlocks, certificateHashData, sameHashData, toPem, type CertificateHashData } from './certificates-der.js';
 import { openCertificateStore, type RootCertificateType, type StationCredentials, type StoredRoot } from './certificates-store.js';
 import type { SecurityEventType } from './security-events.js';
 
 const generateKeys = promisify(generateKeyPair);
+
+/** A03: the station asks for a new certificate when its newest one expires within this. */
+export const RENEW_BEFORE_MS = 30 * 86_400_000;
 
 /** The most root certificates kept (SecurityCtrlr.CertificateEntries); one more is Failed (no room). */
 export const MAX_ROOT_CERTIFICATES = 20;
@@ -220,6 +233,42 @@ export function createCertificates(deps: CertificatesDeps) {
       const newest = usable[usable.length - 1]?.c;
       return newest && { key: newest.key, cert: newest.chain };
     },
+
+    /**
+     * L01: the firmware's signing certificate (PEM, leaf first) checked against the installed manufacturer roots;
+     * its public key when it passes (refused: a security event InvalidFirmwareSigningCertificate, and why).
+     */
+    firmwareSigner(pem: string): { ok: true; key: KeyObject } | (Verdict & { ok: false }) {
+      const chain = parseChain(pem);
+      const verdict = chain
+        ? checkFirmwareSigner(
+            chain,
+            parsedRoots('ManufacturerRootCertificate').map((r) => r.cert),
+            deps.now(),
+          )
+        : refusal('InvalidFormat', 'not a PEM-encoded chain of X.509 certificates');
+      if (verdict.ok) return { ok: true, key: chain![0]!.publicKey };
+      logger.warn({ why: verdict.why }, 'OCPP: refused the firmware signing certificate');
+      deps.securityEvent('InvalidFirmwareSigningCertificate', verdict.why);
+      return verdict;
+    },
+
+    /**
+     * A03: whether the station should ask for a new certificate on its own account: its newest installed certificate
+     * expires within RENEW_BEFORE_MS and no request waits for its answer.
+     */
+    renewalDue(): boolean {
+      const { pendingKey, credentials } = store.station();
+      if (pendingKey) return false;
+      const expiries = credentials.flatMap(({ chain }) => {
+        const leaf = parseChain(chain)?.[0];
+        return leaf ? [validTo(leaf)] : [];
+      });
+      return expiries.length > 0 && Math.max(...expiries) - deps.now() < RENEW_BEFORE_MS;
+    },
+
+    /** SecurityCtrlr.CertificateEntries: the root certificates and charging station certificates installed. */
+    installed: (): number => store.roots().length + store.station().credentials.length,
 
     /** The installed CSMS root certificates (PEM), the authorities the CSMS's server certificate is checked against (profiles 2 and 3). */
     csmsRoots: (): string[] =>

@@ -4,6 +4,7 @@ import { CHARGE_POINT_MODEL, CHARGE_POINT_VENDOR } from '../boot.js';
 import { changeSetting, MAPPED, type Configuration } from '../configuration.js';
 import { MAX_PERIODS, MAX_PROFILES, MAX_STACK_LEVEL } from '../smart-charging.js';
 import type { StoredKeys } from '../stored-keys.js';
+import { checkPriority, NETWORK_SLOTS } from './network-profiles.js';
 import { checkPoints, DEFAULT_TX_POINT, TX_START_POINTS, TX_STOP_POINTS } from './transaction-points.js';
 
 /** The OCPP 2.0.1 device model's components and variables (issue 31, B05–B08), and where each value lives. */
@@ -68,12 +69,27 @@ export interface StationState {
   localListEntries(): number;
   /** Charging profiles installed (either version's: one store). */
   chargingProfiles(): number;
+  /** The security profile in force, the network profile slot in use, the certificates installed (security.ts). */
+  securityProfile(): number;
+  activeNetworkProfile(): number;
+  certificateEntries(): number;
+}
+
+/** A decimal integer within [min, max], as stored. */
+function integerIn(min: number, max: number) {
+  return (raw: string) => (/^\d{1,6}$/.test(raw.trim()) && Number(raw) >= min && Number(raw) <= max ? String(Number(raw)) : undefined);
 }
 
 /** Variables of the device model without a setting or a 1.6 key: kept in `ocpp_state` (`dm:<Component>.<Variable>`). */
 export const STORED_VARIABLES = {
   // The O of the certificate signing request (A02 SignCertificate).
   'SecurityCtrlr.OrganizationName': { default: 'ChargeController', check: (raw: string) => (/^[\x20-\x7e]{1,64}$/.test(raw) ? raw : undefined) },
+  // A SignCertificate the CSMS accepted and answered with no certificate is sent again after this wait, doubled each time.
+  'SecurityCtrlr.CertSigningWaitMinimum': { default: '60', check: integerIn(1, 86_400) },
+  'SecurityCtrlr.CertSigningRepeatTimes': { default: '3', check: integerIn(0, 10) },
+  // B10: the network profiles tried in order, and the failed attempts with one before the next is tried.
+  'OCPPCommCtrlr.NetworkConfigurationPriority': { default: '0', check: checkPriority },
+  'OCPPCommCtrlr.NetworkProfileConnectionAttempts': { default: '3', check: integerIn(1, 100) },
   // E01/E06: when the 2.0.1 transaction starts and ends (transaction-points.ts).
   'TxCtrlr.TxStartPoint': { default: DEFAULT_TX_POINT, check: checkPoints(TX_START_POINTS) },
   'TxCtrlr.TxStopPoint': { default: DEFAULT_TX_POINT, check: checkPoints(TX_STOP_POINTS) },
@@ -230,7 +246,9 @@ export function deviceModelVariables(deps: {
   constant('OCPPCommCtrlr', 'MessageTimeout', int('s'), String(MESSAGE_TIMEOUT_S), 'Default');
   constant('OCPPCommCtrlr', 'FileTransferProtocols', { dataType: 'MemberList', valuesList: 'HTTP,HTTPS' }, 'HTTP,HTTPS');
   // One connection, the settings' (SetNetworkProfile adds more).
-  constant('OCPPCommCtrlr', 'NetworkConfigurationPriority', { dataType: 'SequenceList', valuesList: '0' }, '0');
+  storedVariable('OCPPCommCtrlr', 'NetworkConfigurationPriority', { dataType: 'SequenceList', valuesList: NETWORK_SLOTS.join(',') });
+  storedVariable('OCPPCommCtrlr', 'NetworkProfileConnectionAttempts', int(undefined, 1, 100));
+  live('OCPPCommCtrlr', 'ActiveNetworkProfile', int(undefined, 0, 3), () => String(station.activeNetworkProfile()));
   constant('OCPPCommCtrlr', 'ResetRetries', int(), key16('ResetRetries')!);
   // Every (re)connection sends the current status: no threshold.
   constant('OCPPCommCtrlr', 'OfflineThreshold', int('s'), '0');
@@ -294,7 +312,10 @@ export function deviceModelVariables(deps: {
   // Every change of the composite limit is applied (none skipped as insignificant).
   constant('SmartChargingCtrlr', 'LimitChangeSignificance', { dataType: 'decimal' }, '0');
 
-  live('SecurityCtrlr', 'SecurityProfile', int(undefined, 0, 3), () => key16('SecurityProfile')!);
+  live('SecurityCtrlr', 'SecurityProfile', int(undefined, 0, 3), () => String(station.securityProfile()));
+  live('SecurityCtrlr', 'CertificateEntries', int(), () => String(station.certificateEntries()));
+  storedVariable('SecurityCtrlr', 'CertSigningWaitMinimum', int('s', 1, 86_400));
+  storedVariable('SecurityCtrlr', 'CertSigningRepeatTimes', int(undefined, 0, 10));
   setting('SecurityCtrlr', 'BasicAuthPassword', 'OcppPassword', { dataType: 'string', maxLimit: 40 }, 'WriteOnly');
   setting('SecurityCtrlr', 'Identity', 'OcppChargeBoxId', { dataType: 'string', maxLimit: 48 }, 'ReadWrite');
   storedVariable('SecurityCtrlr', 'OrganizationName', { dataType: 'string', maxLimit: 64 });

@@ -4,12 +4,13 @@ import type { QueueSender } from '../queue.js';
 import { remoteStartRefusal, restartForCentralSystem } from '../remote-control.js';
 import type { Reservations } from '../reservation.js';
 import type { BootReasons } from './boot.js';
+import type { Security201 } from './security.js';
 import type { SmartCharging201 } from './smart-charging.js';
 import { CONNECTOR_ID, EVSE_ID, type IncomingCalls201 } from './calls.js';
 import type { TransactionEvents } from './transaction-events.js';
 
 /**
- * F01–F05, E14 and B11–B12, G03: the CSMS's commands. RequestStartTransaction authorizes the connector's next
+ * F01–F05 and B11–B12, G03: the CSMS's commands. RequestStartTransaction authorizes the connector's next
  * transaction (a remote start: its Started event says so); RequestStopTransaction stops the running one by its id;
  * UnlockConnector is refused while a transaction holds the cable; Reset Immediate stops the transaction and
  * restarts, OnIdle waits for the end of a running one (Scheduled); ChangeAvailability as in 1.6 (availability.ts).
@@ -23,6 +24,7 @@ export function createRemoteControl201(
     boots: BootReasons;
     smart: Pick<SmartCharging201, 'forNextTransaction'>;
     reservations?: Pick<Reservations, 'accepts'> | undefined;
+    security: Pick<Security201, 'record'>;
   },
 ) {
   const { charging, logger } = ctx;
@@ -37,6 +39,8 @@ export function createRemoteControl201(
       return 'Scheduled';
     }
     await deps.boots.resetRequested();
+    // A04: kept before the restart, sent after it.
+    deps.security.record('ResetOrReboot', `Reset ${kind} from the CSMS`);
     return restartForCentralSystem(ctx, deps.queue, kind === 'Immediate' ? 'HardReset' : 'SoftReset') ? 'Accepted' : 'Rejected';
   }
 
@@ -55,7 +59,6 @@ export function createRemoteControl201(
       const open = deps.events.transaction();
       return { status: 'Accepted', ...(open ? { transactionId: open.id } : {}) };
     },
-    GetTransactionStatus: (p) => deps.events.status(p.transactionId),
     RequestStopTransaction: (p) => ({ status: deps.events.requestStop(p.transactionId) ? 'Accepted' : 'Rejected' }),
     UnlockConnector: (p) => {
       if (p.evseId !== EVSE_ID || p.connectorId !== CONNECTOR_ID) return { status: 'UnknownConnector' };

@@ -19,6 +19,7 @@ export const SECURITY_EVENTS = {
   MemoryExhaustion: true,
   InvalidMessages: false,
   InvalidFirmwareSignature: false,
+  InvalidFirmwareSigningCertificate: false,
   InvalidCsmsCertificate: false,
   InvalidChargingStationCertificate: false,
 } as const;
@@ -76,6 +77,8 @@ export interface SecurityEventsDeps {
   /** Whether the CSMS accepted the boot and the connection is open: only then are events sent. */
   online(): boolean;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The security log every recorded event is written to (GetLog SecurityLog). */
+  log?: { append(event: QueuedSecurityEvent): void } | undefined;
 }
 
 /** An answer from the CSMS (CALLERROR) or ocpp-rpc's own refusal of an invalid frame: sending it again changes nothing. */
@@ -138,6 +141,7 @@ export function createSecurityEvents(deps: SecurityEventsDeps) {
         ...(techInfo ? { techInfo: techInfo.slice(0, TECH_INFO_MAX) } : {}),
       };
       logger.info({ securityEvent: type, techInfo: event.techInfo }, 'OCPP: security event');
+      deps.log?.append(event);
       try {
         queue.push(event);
       } catch (err) {

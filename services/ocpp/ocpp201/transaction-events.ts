@@ -380,14 +380,6 @@ export function createTransactionEvents(
         ctx.track(database.write((tx) => end(tx, { at: ctx.now(), wh: open?.lastWh ?? open?.beginWh ?? null, reason: 'Remote' })).then(pump));
       return true;
     },
-    /**
-     * E14 GetTransactionStatus: whether 2.0.1 transaction `id` is open (asked of one) and whether TransactionEvents
-     * (of it, or of any) still wait in the queue.
-     */
-    async status(id?: string): Promise<{ ongoingIndicator?: boolean; messagesInQueue: boolean }> {
-      const messagesInQueue = await outbox.waiting('TransactionEvent', id);
-      return id === undefined ? { messagesInQueue } : { ongoingIndicator: open?.id === id, messagesInQueue };
-    },
     /** A RequestStartTransaction was accepted: the transaction its idToken starts is a remote start. */
     expectRemoteStart(idToken: { idToken: string; type: string }, remoteStartId: number): void {
       remoteStart = { idToken, remoteStartId };
