@@ -228,7 +228,10 @@ describe('the watchdog', () => {
     },
   );
 
-  test('through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once, the Node options reach the controller', async () => {
+  const throughLauncher =
+    'through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once, ' +
+    "the unit's Node options reach the controller";
+  test(throughLauncher, async () => {
     const { bin, lines: notifiedLines } = await fakeSystemdNotify('bin3');
     // The unit's own command line, with this machine's node: the launcher and the Node options it hands on.
     const [, ...launcherArgs] = parseUnit(await readFile(UNIT, 'utf8')).Service!.ExecStart![0]!.split(' ');
