@@ -228,10 +228,17 @@ describe('the watchdog', () => {
     },
   );
 
-  test('through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once', async () => {
+  const throughLauncher =
+    'through the launcher, as the unit runs it: READY=1 from the launcher once ready, WATCHDOG=1 from the core, SIGTERM passed on once, ' +
+    "the unit's Node options reach the controller";
+  test(throughLauncher, async () => {
     const { bin, lines: notifiedLines } = await fakeSystemdNotify('bin3');
+    // The unit's own command line, with this machine's node: the launcher and the Node options it hands on.
+    const [, ...launcherArgs] = parseUnit(await readFile(UNIT, 'utf8')).Service!.ExecStart![0]!.split(' ');
+    const nodeOptions = launcherArgs.slice(1);
+    expect(nodeOptions).toContain('--heap-growing-percent=20');
     // systemd names the main process (the launcher) in WATCHDOG_PID: exec keeps the shell's pid.
-    const child = spawn('/bin/sh', ['-c', `WATCHDOG_PID=$$ exec "${process.execPath}" dist/bin/launcher.js --max-semi-space-size=2`], {
+    const child = spawn('/bin/sh', ['-c', `WATCHDOG_PID=$$ exec "${process.execPath}" ${launcherArgs.join(' ')}`], {
       cwd: ROOT,
       env: {
         PATH: `${bin}:${process.env.PATH ?? ''}`,
@@ -256,6 +263,12 @@ describe('the watchdog', () => {
         if (lines.includes('READY=1') && lines.filter((l) => l === 'WATCHDOG=1').length >= 4) break;
         await new Promise((r) => setTimeout(r, 25));
       }
+      // The core's systemd-notify runs under a relay shell of the controller (services/core/systemd.ts): the relay's
+      // parent is the controller, whose command line is read while it runs.
+      const relay = (await notifiedLines()).find((l) => l.message === 'WATCHDOG=1' && l.parent !== String(child.pid))?.parent;
+      const controller = /^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${relay}/status`, 'utf8'))?.[1];
+      const cmdline = (await readFile(`/proc/${controller}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+      expect(cmdline.slice(1)).toEqual([...nodeOptions, join(ROOT, 'dist', 'bin', 'controller.js')]);
     } finally {
       child.kill('SIGTERM'); // KillMode=mixed: to the launcher alone
     }
