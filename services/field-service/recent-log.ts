@@ -26,7 +26,7 @@ export function lineRing(capacity: number) {
 
   /** Forgets the oldest line. */
   const dropOldest = () => {
-    let end = ring.indexOf(NEWLINE, start);
+    const end = ring.indexOf(NEWLINE, start);
     // The kept bytes end in a newline: none found before the buffer's end means the line goes on from its start.
     const length = end >= 0 ? end - start + 1 : capacity - start + ring.indexOf(NEWLINE) + 1;
     start = (start + length) % capacity;

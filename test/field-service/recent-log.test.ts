@@ -66,7 +66,9 @@ test('the recent log holds no more than its bytes in memory, however much is log
     const held = () => { gc(); gc(); const m = process.memoryUsage(); return m.heapUsed + m.arrayBuffers; };
     const log = (from, to) => {
       for (let i = from; i < to; i++) {
-        logger.info({ event: 'transaction_stopped', at: new Date(1_795_000_000_000 + i * 1000).toISOString(), transactionId: 'tx-' + i, reason: 'Local', energyWh: i % 97 }, 'Transaction tx-' + i + ' stopped (Local), ' + (i % 97) + ' Wh');
+        const at = new Date(1_795_000_000_000 + i * 1000).toISOString();
+        const fields = { event: 'transaction_stopped', at, transactionId: 'tx-' + i, reason: 'Local', energyWh: i % 97 };
+        logger.info(fields, 'Transaction tx-' + i + ' stopped (Local), ' + (i % 97) + ' Wh');
         logger.flush();
       }
     };
@@ -77,7 +79,8 @@ test('the recent log holds no more than its bytes in memory, however much is log
     for (let round = 1; round <= 4; round++) { log(round * 10_000, round * 10_000 + 5_000); after.push(held() - before); }
     console.log(JSON.stringify({ after, kept: recent.lines().length }));
   `;
-  const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' })) as { after: number[]; kept: number };
+  const run = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const out = JSON.parse(run) as { after: number[]; kept: number };
   expect(out.kept).toBeGreaterThan(1000);
   // After 5,000 to 20,000 lines (1 to 4 MB of text): the ring's bytes, and a margin for the collector's noise (up to
   // 0.10 MB measured; the strings kept before: 5.5 MB).
