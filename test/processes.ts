@@ -66,3 +66,17 @@ export async function login(port: number, password: string, username = 'operator
   expect(res.status).toBe(200);
   return res.json.session.id;
 }
+
+/**
+ * The operator's client of a launched controller: `api` with a session, `sim` (the simulator, each call answered
+ * 200), `state` (GET /v1/system_state); `tags` are added to the local whitelist first.
+ */
+export async function operatorClient(port: number, password: string, tags: string[] = []) {
+  const session = await login(port, password);
+  const api = (method: string, path: string, body?: unknown) => httpRequest(port, method, path, { session, body });
+  const sim = async (path: string, body?: unknown) =>
+    expect((await httpRequest(port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
+  const state = async () => (await api('GET', '/v1/system_state')).json;
+  if (tags.length) expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: tags.map((id) => ({ id })) })).status).toBe(200);
+  return { session, api, sim, state };
+}

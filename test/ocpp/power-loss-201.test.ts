@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCsms, type Csms } from '../../bin/dev/central-system.js';
-import { httpRequest } from '../harness.js';
-import { killHard, launch, login, until } from '../processes.js';
+import { killHard, launch, operatorClient, until } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';
 
 /**
@@ -35,12 +34,7 @@ test('TC_E power loss while offline: after the restart every TransactionEvent is
   let run = await launch(env);
   let csms: Csms | undefined;
   try {
-    const session = await login(run.port, PASSWORD);
-    const api = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
-    const sim = async (path: string, body?: unknown) =>
-      expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
-    const state = async () => (await api('GET', '/v1/system_state')).json;
-    expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: TAG }] })).status).toBe(200);
+    const { sim, state } = await operatorClient(run.port, PASSWORD, [TAG]);
 
     for (const last of [false, true]) {
       await sim('plug');

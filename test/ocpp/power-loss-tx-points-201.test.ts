@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCsms, type Csms, type Payload } from '../../bin/dev/central-system.js';
 import { httpRequest } from '../harness.js';
-import { killHard, launch, login, until } from '../processes.js';
+import { killHard, launch, login, operatorClient, until } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';
 
 /**
@@ -44,12 +44,7 @@ test('OCA-style E01 EVConnected + TC_E power loss: cut between the cable and cha
     expect(set.setVariableResult.map((r: Payload) => r.attributeStatus)).toEqual(['Accepted', 'Accepted']);
     await csms.close();
 
-    const session = await login(run.port, PASSWORD);
-    const api = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
-    const sim = async (path: string, body?: unknown) =>
-      expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
-    const state = async () => (await api('GET', '/v1/system_state')).json;
-    expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: TAG }] })).status).toBe(200);
+    const { sim, state } = await operatorClient(run.port, PASSWORD, [TAG]);
 
     // A whole transaction offline: charging stopped by the tag, ended by the unplug.
     await sim('plug');

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startCsms, type Csms } from '../../bin/dev/central-system.js';
 import { httpRequest } from '../harness.js';
-import { killHard, launch, login, until } from '../processes.js';
+import { killHard, launch, login, operatorClient, until } from '../processes.js';
 import { ocppSettings, writeSettings } from './support.js';
 
 /**
@@ -36,12 +36,7 @@ test('power loss while offline: after the restart every queued message is sent o
   let run = await launch(env);
   let csms: Csms | undefined;
   try {
-    const session = await login(run.port, PASSWORD);
-    const api = (method: string, path: string, body?: unknown) => httpRequest(run.port, method, path, { session, body });
-    const sim = async (path: string, body?: unknown) =>
-      expect((await httpRequest(run.port, 'POST', `/sim/${path}`, body === undefined ? {} : { body })).status).toBe(200);
-    const state = async () => (await api('GET', '/v1/system_state')).json;
-    expect((await api('POST', '/v1/whitelist', { type: 'local', command: 'add', tags: [{ id: TAG }] })).status).toBe(200);
+    const { sim, state } = await operatorClient(run.port, PASSWORD, [TAG]);
 
     // A whole charge offline, then a second one cut by the kill.
     for (const last of [false, true]) {
