@@ -228,7 +228,8 @@ describe('A security profiles, certificates and network profiles (B09/B10)', () 
     expect(await reason(1, profile(ws, 2))).toBe('InvalidURL');
     expect(await reason(1, profile('wss://127.0.0.1:1/ocpp', 2))).toBe('NoRootCertificate');
     expect(await reason(1, profile('not a url', 1))).toBe('InvalidURL');
-    // Nothing was stored: slot 1 first in the priority, the station still connects to slot 0 at once.
+    // Nothing was stored: each stored profile records ReconfigurationOfSecurityParameters (checked last); with slot 1
+    // first in the priority the station reconnects on slot 0.
     expect(await setVariable(csms, 'OCPPCommCtrlr', 'NetworkConfigurationPriority', '1,0')).toBe('Accepted');
     expect(await setVariable(csms, 'OCPPCommCtrlr', 'NetworkConfigurationPriority', '1,1')).toBe('Rejected');
     await csms.drop();

@@ -76,15 +76,22 @@ export function checkStationChain(chain: readonly X509Certificate[], c: StationC
   if (leaf.ca) return refuse('InvalidCertificate', 'a CA certificate cannot be the station certificate');
   if (validTo(leaf) < c.now) return refuse('CertificateExpired', `expired at ${leaf.validTo}`);
   if (!strongKey(leaf)) return refuse('InvalidCertificate', 'its key is weaker than RSA 2048 or EC 224 bits');
+  return checkChainToRoots(chain, c.roots, c.now, 'CSMS root certificate');
+}
+
+/**
+ * A chain's links above its leaf: each certificate signed by the next, a CA valid now; the last one of `roots` or
+ * signed by one valid now (`rootName` says which kind of root, for the refusal).
+ */
+function checkChainToRoots(chain: readonly X509Certificate[], roots: readonly X509Certificate[], now: number, rootName: string): Verdict {
   for (let i = 1; i < chain.length; i++) {
     const issuer = chain[i]!;
     if (!issuer.ca || !issuedBy(chain[i - 1]!, issuer)) return refuse('InvalidChain', `certificate ${i} of the chain is not signed by certificate ${i + 1}`);
-    if (!validAt(issuer, c.now)) return refuse('CertificateExpired', `certificate ${i + 1} of the chain is not valid now`);
+    if (!validAt(issuer, now)) return refuse('CertificateExpired', `certificate ${i + 1} of the chain is not valid now`);
   }
   const last = chain[chain.length - 1]!;
-  const anchored = c.roots.some((root) => root.raw.equals(last.raw) || (validAt(root, c.now) && issuedBy(last, root)));
-  if (!anchored) return refuse('InvalidChain', 'the chain does not end at an installed CSMS root certificate');
-  return { ok: true };
+  const anchored = roots.some((root) => root.raw.equals(last.raw) || (validAt(root, now) && issuedBy(last, root)));
+  return anchored ? { ok: true } : refuse('InvalidChain', `the chain does not end at an installed ${rootName}`);
 }
 
 /**
@@ -96,12 +103,5 @@ export function checkFirmwareSigner(chain: readonly X509Certificate[], roots: re
   if (!leaf) return refuse('InvalidCertificate', 'no certificate');
   if (!validAt(leaf, now)) return refuse('CertificateExpired', `not valid now (valid ${leaf.validFrom} to ${leaf.validTo})`);
   if (!strongKey(leaf)) return refuse('InvalidCertificate', 'its key is weaker than RSA 2048 or EC 224 bits');
-  for (let i = 1; i < chain.length; i++) {
-    const issuer = chain[i]!;
-    if (!issuer.ca || !issuedBy(chain[i - 1]!, issuer) || !validAt(issuer, now))
-      return refuse('InvalidChain', `certificate ${i} of the chain is not signed by certificate ${i + 1} valid now`);
-  }
-  const last = chain[chain.length - 1]!;
-  const anchored = roots.some((root) => root.raw.equals(last.raw) || (validAt(root, now) && issuedBy(last, root)));
-  return anchored ? { ok: true } : refuse('InvalidChain', 'the chain does not end at an installed ManufacturerRootCertificate');
+  return checkChainToRoots(chain, roots, now, 'ManufacturerRootCertificate');
 }

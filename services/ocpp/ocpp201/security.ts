@@ -46,15 +46,15 @@ export async function createSecurity201(
     securityEvent: events.record,
     signingRetry: { clock: ctx.clock, waitMinimumS: deps.variables.certSigningWaitMinimumS, repeatTimes: deps.variables.certSigningRepeatTimes },
   });
-  /** The authorities for wss://: OcppCaFile's if set, else the installed CSMS roots (none: the system's). */
-  const tls = () => {
-    const fromFile = deps.installer().ca ?? [];
+  /** The authorities for wss://: OcppCaFile's if set (`base`: the installer's endpoint, read once), else the installed CSMS roots (none: the system's). */
+  const tls = (base: Endpoint = deps.installer()) => {
+    const fromFile = base.ca ?? [];
     return { ca: fromFile.length ? fromFile : certificates.csmsRoots(), client: certificates.tlsClient() };
   };
   const installer = (): ProfileEndpoint => {
     const base = deps.installer();
     const wss = base.url.startsWith('wss:');
-    const { ca, client } = tls();
+    const { ca, client } = tls(base);
     // Without a password, a wss:// connection shows the station's certificate when it has one (security profile 3).
     const mutual = wss && !base.password && client !== undefined;
     return {
@@ -72,7 +72,7 @@ export async function createSecurity201(
     priority: deps.variables.priority,
     attempts: deps.variables.attempts,
     password: () => ctx.setting('OcppPassword') || undefined,
-    tls,
+    tls: () => tls(),
     securityEvent: events.record,
   });
   // Every start of the controller (A04: StartupOfTheDevice is critical), sent once the CSMS accepted the boot.
