@@ -88,10 +88,10 @@ class Reader {
 export function parsePosixRule(text: string): PosixRule {
   const r = new Reader(text);
   r.name();
-  const std = -r.time(24);
+  const std = 0 - r.time(24);
   if (r.done()) return { std };
   r.name();
-  const offset = r.done() || r.peek() === ',' ? std + 3600 : -r.time(24);
+  const offset = r.done() || r.peek() === ',' ? std + 3600 : 0 - r.time(24);
   const rules = r.done() ? new Reader(DEFAULT_RULE) : r;
   if (rules.peek() !== ',') r.fail();
   rules.i++;
@@ -131,7 +131,8 @@ export function posixOffset(rule: PosixRule, t: number): number {
   for (let y = year - 1; y <= year + 1; y++) {
     const start = dayStart(dst.start.day, y) + dst.start.time - rule.std;
     const end = dayStart(dst.end.day, y) + dst.end.time - dst.offset;
-    if (start <= t && start > last) {
+    // A start at the instant the year before's end (daylight time all year, RFC 8536 section 3.3.1) wins.
+    if (start <= t && start >= last) {
       last = start;
       offset = dst.offset;
     }
