@@ -29,8 +29,8 @@ export function parseTzif(data: Buffer): TzifZone {
   const version = data[4]!;
   const counts = (at: number) => {
     if (data.length < at + HEADER) fail('truncated');
-    const [isut, isstd, leap, time, type, char] = [20, 24, 28, 32, 36, 40].map((o) => data.readUInt32BE(at + o)) as [number, number, number, number, number, number];
-    return { isut, isstd, leap, time, type, char };
+    const count = (field: number) => data.readUInt32BE(at + 20 + field * 4);
+    return { isut: count(0), isstd: count(1), leap: count(2), time: count(3), type: count(4), char: count(5) };
   };
   const blockLength = (c: ReturnType<typeof counts>, timeSize: number) =>
     c.time * timeSize + c.time + c.type * 6 + c.char + c.leap * (timeSize + 4) + c.isstd + c.isut;
