@@ -13,8 +13,11 @@ import { parseTzif, tzifOffset } from './tzif.js';
 /** Where the operating system keeps its zone files. */
 export const ZONEINFO = '/usr/share/zoneinfo';
 
-/** An IANA zone name, checked before it names a file: letters, digits, `_+-` parts joined by `/`; no `.`, no leading `/`. */
-export const isZoneName = (name: string): boolean => name.length <= 64 && /^[A-Za-z0-9_+-]+(?:\/[A-Za-z0-9_+-]+)*$/.test(name);
+/**
+ * An IANA zone name, checked before it names a file: letters, digits, `_+-` parts joined by `/`; no `.`, no leading
+ * `/`. Not the `right/` files: their times count leap seconds, which the controller's clock (POSIX time) does not.
+ */
+export const isZoneName = (name: string): boolean => name.length <= 64 && /^[A-Za-z0-9_+-]+(?:\/[A-Za-z0-9_+-]+)*$/.test(name) && !name.startsWith('right/');
 
 /** Zones kept read (a zone each; the least recently read dropped first). */
 export const ZONES_KEPT = 16;
