@@ -99,25 +99,26 @@ function zoneOfPath(path: string): string | null {
 
 /**
  * The operating system's zone: TZ (a name, `:name` or a path to a zone file), else the zone /etc/localtime links to,
- * else /etc/timezone, else UTC. A TZ that names no zone file (a POSIX rule such as `CET-1CEST`) is left to Intl, as
- * the C library would read it.
+ * else /etc/timezone, else UTC; each only if it is a zone (`isTimeZone`), so the energy manager's every step does not
+ * meet a name it cannot read. A TZ that names no zone (a POSIX rule such as `CET-1CEST`) is left to Intl, as the C
+ * library would read it.
  */
 function systemZoneOf(tz: string | undefined): string {
   if (tz !== undefined) {
     const name = tz.startsWith(':') ? tz.slice(1) : tz;
     const zone = name.startsWith('/') ? zoneOfPath(name) : name;
-    if (zone !== null && isZoneName(zone) && readZoneFile(ZONEINFO, zone)) return zone;
+    if (zone !== null && zones.knows(zone)) return zone;
     return new Intl.DateTimeFormat().resolvedOptions().timeZone;
   }
   try {
     const zone = zoneOfPath(readlinkSync('/etc/localtime'));
-    if (zone) return zone;
+    if (zone !== null && zones.knows(zone)) return zone;
   } catch {
     // Not a link (a copied file names no zone): /etc/timezone may.
   }
   try {
     const zone = readFileSync('/etc/timezone', 'utf8').trim();
-    if (isZoneName(zone)) return zone;
+    if (zones.knows(zone)) return zone;
   } catch {
     // None: UTC, as the C library assumes.
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -79,6 +79,10 @@ test('the system zone follows TZ when it changes (a name, :name or a path to a z
     expect(systemTimeZone()).toBe('Europe/Berlin');
     process.env.TZ = ':/usr/share/zoneinfo/Asia/Kathmandu';
     expect(systemTimeZone()).toBe('Asia/Kathmandu');
+    // Without TZ: the zone /etc/localtime links to (here a link into the zone files), read without Intl.
+    delete process.env.TZ;
+    const link = readlinkSync('/etc/localtime');
+    expect(systemTimeZone()).toBe(link.slice(link.lastIndexOf('zoneinfo/') + 'zoneinfo/'.length));
     expect(made).toBe(0);
   } finally {
     if (tz === undefined) delete process.env.TZ;
