@@ -1,4 +1,4 @@
-import { zoneFormatter } from '../time-zone.js';
+import { localClock } from '../time-zone.js';
 
 /**
  * The charging schedule (setting ChargingSchedule): weekly windows in the controller's time zone,
@@ -43,10 +43,8 @@ export function parseSchedule(text: string): Schedule | null {
 
 /** Weekday (0 Sunday) and minute of the day of `at` in `timeZone` (undefined: the process's). */
 export function localMinuteOfWeek(at: number, timeZone?: string): number {
-  const parts = zoneFormatter('minuteOfWeek', timeZone).formatToParts(at);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  const day = DAYS.indexOf(get('weekday').slice(0, 2) as (typeof DAYS)[number]);
-  return day * MINUTES_PER_DAY + Number(get('hour')) * 60 + Number(get('minute'));
+  const local = localClock(at, timeZone);
+  return local.getUTCDay() * MINUTES_PER_DAY + local.getUTCHours() * 60 + local.getUTCMinutes();
 }
 
 const inWindow = (w: Window, minute: number): boolean =>

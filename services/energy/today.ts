@@ -1,4 +1,4 @@
-import { zoneFormatter } from '../time-zone.js';
+import { localClock } from '../time-zone.js';
 
 /**
  * Today's energy into the vehicle by where it came from (Wh, the local day): each step's charging energy split by
@@ -20,7 +20,7 @@ export interface TodayEnergy {
 const MAX_STEP_MS = 10_000;
 
 /** The local day of `at` in `timeZone` (undefined: the process's). */
-export const localDay = (at: number, timeZone?: string): string => zoneFormatter('day', timeZone).format(at);
+export const localDay = (at: number, timeZone?: string): string => localClock(at, timeZone).toISOString().slice(0, 10);
 
 /** The figures after a step at `at` with the charging power (W) and the surplus (W; null: unknown, counted as grid). */
 export function addStep(today: TodayEnergy | null, at: number, chargingW: number, surplusW: number | null, timeZone?: string): TodayEnergy {
