@@ -9,6 +9,7 @@ import { seededRandom } from '../../drivers/seeded-random.js';
 import { integrityOfCopy, SoakController, type SimView } from './soak-controller.js';
 import type { DrivenSession } from './soak-reconcile.js';
 import { soakPhone, type SoakPhone } from './soak-phone.js';
+import { afterRemoteStop } from './soak-stop.js';
 import { observeMqtt, REFUSED_PREFIX, type CsmsPoint, type MqttObserver, type SoakBroker, type SoakCsms } from './soak-world.js';
 
 const KNOWN = '04A1B2C3';
@@ -127,6 +128,13 @@ export class SoakWall {
     this.#settings.set(key, value);
   }
 
+  /** The running transaction as the API shows it (the simulator's view names no tag): its id and tag. */
+  async #described(): Promise<string> {
+    const res = await this.c.api('GET', '/v1/system_state');
+    const t = (res.json as { transaction?: { transactionId?: string; tagId?: string } } | undefined)?.transaction;
+    return t ? `${t.transactionId} (tag ${t.tagId ?? 'none'})` : 'that ended before the API was read';
+  }
+
   async until(what: string, done: (v: SimView) => boolean, ms = WAIT_MS): Promise<SimView> {
     const end = performance.now() + ms;
     for (;;) {
@@ -163,13 +171,15 @@ export class SoakWall {
       await c.sim('/ev', { maxCurrentA: Math.round(this.#between(6, 32)) });
       step('prepare');
       await c.sim('/plug');
-      await this.until('waiting for a tag', (v) => v.plant.vehicle === 'connected' && v.chargePoint.systemState !== 'idle');
+      const plugged = await this.until('waiting for a tag', (v) => v.plant.vehicle === 'connected' && v.chargePoint.systemState !== 'idle');
+      // An authorization held from before (a tag read after the last session ended) starts a transaction at plug-in.
+      if (plugged.chargePoint.transaction) throw new Error(`transaction ${await this.#described()} started at plug-in, before any tag`);
       step('plug');
       if (this.#pick(0.15) && !phone.inMinute()) {
         await c.sim('/tag', { id: `${REFUSED_PREFIX}${String(index).padStart(5, '0')}` });
         await sleep(150);
         const v = await c.sim('');
-        if (v.chargePoint.transaction) throw new Error(`an unknown tag started transaction ${v.chargePoint.transaction.transactionId}`);
+        if (v.chargePoint.transaction) throw new Error(`an unknown tag started transaction ${await this.#described()}`);
         step('refused tag');
       }
       // Remote start when the central system is connected and the charger accepts it; a tag otherwise. In a phone's
@@ -224,7 +234,9 @@ export class SoakWall {
       const backendId = point.lastTransactionId();
       if (how < 0.2 && point.connected() && backendId !== undefined) {
         const answer = await point.call('RemoteStopTransaction', { transactionId: backendId }).catch(() => undefined);
-        if (answer?.status !== 'Accepted') await c.sim('/tag', { id: tag });
+        const then = afterRemoteStop(answer?.status, phone.inMinute());
+        if (then === 'tag') await c.sim('/tag', { id: tag });
+        else if (then === 'unplug') await c.sim('/unplug');
       } else if (how < 0.8 && !phone.inMinute()) await c.sim('/tag', { id: tag });
       else await c.sim('/unplug');
       view = await this.until('the transaction to end', (v) => v.chargePoint.transaction === undefined);
