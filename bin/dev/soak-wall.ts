@@ -129,6 +129,12 @@ export class SoakWall {
   }
 
   /** The running transaction as the API shows it (the simulator's view names no tag): its id and tag. */
+  /** The running transaction's tag, as the API reports it. */
+  async #transactionTag(): Promise<string | undefined> {
+    const res = await this.c.api('GET', '/v1/system_state');
+    return (res.json as { transaction?: { tagId?: string } } | undefined)?.transaction?.tagId;
+  }
+
   async #described(): Promise<string> {
     const res = await this.c.api('GET', '/v1/system_state');
     const t = (res.json as { transaction?: { transactionId?: string; tagId?: string } } | undefined)?.transaction;
@@ -191,11 +197,14 @@ export class SoakWall {
         (this.#pick(0.15) || phone.inMinute()) &&
         point.connected() &&
         (await point.call('RemoteStartTransaction', { connectorId: 1, idTag: REMOTE }).catch(() => undefined))?.status === 'Accepted';
-      const tag = remote ? REMOTE : KNOWN;
+      let tag = remote ? REMOTE : KNOWN;
       const minute = !remote && phone.inMinute() ? phone.minuteBounds() : undefined;
       if (!remote) await c.sim('/tag', { id: tag });
       let view = await this.until('the transaction', (v) => v.chargePoint.transaction !== undefined, minute ? minute.latest - performance.now() : WAIT_MS);
       if (minute) phone.checked(performance.now());
+      // The tag that stops it is the transaction's own: a RemoteStartTransaction whose answer was lost with a dropped
+      // connection may have started it for REMOTE while the soak presented KNOWN, which then stops nothing.
+      tag = (await this.#transactionTag()) ?? tag;
       step('start');
       session.transactionId = view.chargePoint.transaction!.transactionId;
       const startWh = view.plant.energyWh;

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import * as v from 'valibot';
 
 /**
@@ -46,10 +45,22 @@ export class UpdateRefused extends Error {
 export const keyIdOf = (publicKey: Uint8Array) => createHash('sha256').update(publicKey).digest('hex').slice(0, 16);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
+/*
+ * Ed25519 through Node's own crypto (OpenSSL): a JavaScript implementation loaded at start held 1.5 MB of the
+ * controller's heap for a check made once per update (docs/performance.md). Keys travel raw (RFC 8032's 32 bytes);
+ * OpenSSL takes them wrapped in the fixed DER prefixes of PKCS #8 and SubjectPublicKeyInfo (RFC 8410).
+ */
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+const privateKeyOf = (secretKey: Uint8Array): KeyObject => createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, secretKey]), format: 'der', type: 'pkcs8' });
+const rawPublicKey = (key: KeyObject): Uint8Array =>
+  Uint8Array.from(createPublicKey(key).export({ format: 'der', type: 'spki' }).subarray(SPKI_ED25519.length));
+
 /** A new signing key pair (32-byte secret seed, 32-byte public key). */
 export function newSigningKey(): { secretKey: Uint8Array; publicKey: Uint8Array } {
-  const secretKey = ed25519.utils.randomSecretKey();
-  return { secretKey, publicKey: ed25519.getPublicKey(secretKey) };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const secretKey = Uint8Array.from(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_ED25519.length));
+  return { secretKey, publicKey: rawPublicKey(privateKey) };
 }
 
 /** The update file of `payload`, signed with `secretKey`. */
@@ -63,10 +74,10 @@ export function writeUpdateFile(
     ...manifest,
     payloadBytes: payload.length,
     payloadSha256: sha256(payload),
-    keyId: keyIdOf(ed25519.getPublicKey(secretKey)),
+    keyId: keyIdOf(rawPublicKey(privateKeyOf(secretKey))),
   };
   const line = Buffer.from(JSON.stringify(full));
-  const signature = Buffer.from(ed25519.sign(line, secretKey)).toString('base64');
+  const signature = sign(null, line, privateKeyOf(secretKey)).toString('base64');
   return Buffer.concat([Buffer.from(`${UPDATE_MAGIC}\n`), line, Buffer.from(`\n${signature}\n`), payload]);
 }
 
@@ -138,7 +149,8 @@ export function verifyUpdateFile(
 
 function safeVerify(signature: Uint8Array, message: Uint8Array, key: Uint8Array): boolean {
   try {
-    return ed25519.verify(signature, message, key);
+    if (key.length !== 32 || signature.length !== 64) return false;
+    return verify(null, message, createPublicKey({ key: Buffer.concat([SPKI_ED25519, key]), format: 'der', type: 'spki' }), signature);
   } catch {
     return false;
   }

@@ -17,7 +17,6 @@ import { heartbeat } from './heartbeat.js';
 import { DATA_TRANSFER_CALLS, incomingCallHandler } from './incoming-calls.js';
 import { createMetering, ocpp16MeterValues } from './metering.js';
 import { ocpp201Question } from './ocpp201/authorize.js';
-import { createStation201 } from './ocpp201/station.js';
 import { createOutbox } from './outbox.js';
 import { createQueueSender, ocpp16Queue } from './queue.js';
 import { createRemoteControl } from './remote-control.js';
@@ -94,8 +93,12 @@ export async function createBackend(deps: BackendDeps) {
     };
   };
   // The 2.0.1 adapter exists when OcppVersions offers 2.0.1; it speaks while the CSMS picked 2.0.1 (the last connection's).
+  // Loaded only then: its modules (the device model, certificates and their ASN.1 library) hold about 2 MB of heap
+  // that a controller speaking 1.6 or no OCPP would carry for nothing (docs/performance.md).
   const station201 = versions.offered.includes('ocpp2.0.1')
-    ? await createStation201(
+    ? await (
+        await import('./ocpp201/station.js')
+      ).createStation201(
         ctx,
         {
           ...{ outbox, auth, availability, storedKeys: keys, profiles, schedule: applier, reservations, transfers },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { newSigningKey, parseTrustedKeys, UpdateRefused, verifyUpdateFile, writeUpdateFile } from '../../services/field-service/update-file.js';
 
@@ -35,6 +36,22 @@ const refusal = (file: Uint8Array, keys = [key.publicKey], running = RUNNING) =>
 };
 
 describe('verification', () => {
+  test('the signature is plain Ed25519 (RFC 8032): an independent implementation checks ours, and ours checks its', () => {
+    // Noble's Ed25519 (the web client's library) on the signature line of a file written by the controller.
+    const [, line, signature] = good
+      .subarray(0, good.length - payload.length)
+      .toString()
+      .split('\n');
+    expect(ed25519.verify(Buffer.from(signature!, 'base64'), Buffer.from(line!), key.publicKey)).toBe(true);
+    expect(Buffer.from(ed25519.getPublicKey(key.secretKey))).toEqual(Buffer.from(key.publicKey));
+    // A file whose signature Noble made, for Noble's own key: accepted, and refused once its line changes.
+    const secret = ed25519.utils.randomSecretKey();
+    const [header, nobleLine] = writeUpdateFile(manifest, payload, secret).toString('latin1').split('\n');
+    const nobleSignature = Buffer.from(ed25519.sign(Buffer.from(nobleLine!, 'latin1'), secret)).toString('base64');
+    const signedByNoble = (l: string) => Buffer.concat([Buffer.from(`${header}\n${l}\n${nobleSignature}\n`, 'latin1'), payload]);
+    expect(refusal(signedByNoble(nobleLine!), [ed25519.getPublicKey(secret)])).toBe('accepted');
+    expect(refusal(signedByNoble(nobleLine!.replace('0.2.0', '0.3.0')), [ed25519.getPublicKey(secret)])).toMatch(/does not verify/);
+  });
   test('a file signed by a trusted key, newer, continuing the migrations, for this architecture is accepted', () => {
     const { manifest: m, payload: p } = verifyUpdateFile(good, [newSigningKey().publicKey, key.publicKey], RUNNING);
     expect(m).toMatchObject({ ...manifest, format: 'charge-controller-update', payloadBytes: payload.length });
