@@ -42,7 +42,7 @@ function readZoneFile(directory: string, name: string): OffsetAt | null {
  * worked with Intl keeps working, at the cost of the ICU data for that process. The formatter is made once per zone:
  * each holds about 20 kB of ICU memory outside V8's heap.
  */
-function intlOffsets(name: string): OffsetAt {
+export function intlOffsets(name: string): OffsetAt {
   const format = new Intl.DateTimeFormat('en-US', {
     timeZone: name,
     hourCycle: 'h23',

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { parsePosixRule, posixOffset } from '../services/posix-tz.js';
 import { parseTzif, tzifOffset, type TzifZone } from '../services/tzif.js';
-import { ZONEINFO } from '../services/time-zone.js';
+import { intlOffsets, ZONEINFO } from '../services/time-zone.js';
 
 /**
  * The offsets read from the TZif files (services/tzif.ts, services/posix-tz.ts) against Intl's, an independent
@@ -26,20 +26,6 @@ const ZONES = [
  * zones' history (Baja California's 1970s, the WET and EET links).
  */
 const SINCE = Date.UTC(1990, 0, 1) / 1000;
-
-/** Intl's offset (seconds east of UTC) of UTC second `t`: the local time it formats less `t`. */
-function intlOffsets(zone: string): (t: number) => number {
-  const format = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    ...{ year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' },
-  });
-  return (t) => {
-    const p: Record<string, number> = {};
-    for (const { type, value } of format.formatToParts(t * 1000)) p[type] = Number(value);
-    return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) / 1000 - t;
-  };
-}
 
 const yearStart = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
