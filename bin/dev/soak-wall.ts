@@ -129,15 +129,13 @@ export class SoakWall {
   }
 
   /** The running transaction as the API shows it (the simulator's view names no tag): its id and tag. */
-  /** The running transaction's tag, as the API reports it. */
-  async #transactionTag(): Promise<string | undefined> {
+  async #apiTransaction(): Promise<{ transactionId?: string; tagId?: string } | undefined> {
     const res = await this.c.api('GET', '/v1/system_state');
-    return (res.json as { transaction?: { tagId?: string } } | undefined)?.transaction?.tagId;
+    return (res.json as { transaction?: { transactionId?: string; tagId?: string } } | undefined)?.transaction;
   }
 
   async #described(): Promise<string> {
-    const res = await this.c.api('GET', '/v1/system_state');
-    const t = (res.json as { transaction?: { transactionId?: string; tagId?: string } } | undefined)?.transaction;
+    const t = await this.#apiTransaction();
     return t ? `${t.transactionId} (tag ${t.tagId ?? 'none'})` : 'that ended before the API was read';
   }
 
@@ -204,7 +202,7 @@ export class SoakWall {
       if (minute) phone.checked(performance.now());
       // The tag that stops it is the transaction's own: a RemoteStartTransaction whose answer was lost with a dropped
       // connection may have started it for REMOTE while the soak presented KNOWN, which then stops nothing.
-      tag = (await this.#transactionTag()) ?? tag;
+      tag = (await this.#apiTransaction())?.tagId ?? tag;
       step('start');
       session.transactionId = view.chargePoint.transaction!.transactionId;
       const startWh = view.plant.energyWh;
