@@ -1,10 +1,11 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { localMinuteOfWeek } from '../services/energy/schedule.js';
 import { localDay } from '../services/energy/today.js';
 import { createZoneOffsets, isTimeZone, offsetOf, systemTimeZone, ZONES_KEPT } from '../services/time-zone.js';
+import { testWithZoneFiles as test } from './zone-files.js';
 
 /**
  * Local dates and times are read from the system's TZif files (services/time-zone.ts), not Intl: the first Intl date
